@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: MIT
+/* foliosim: the command line of libfoliosim. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "foliosim/foliosim.h"
+#include "foliosim/scenario.h"
+
+static const char usage[] =
+"usage: foliosim COMMAND [OPTIONS] FILE...\n"
+"\n"
+"Model the Linux folio rmap accounting of 6.12 (legacy) and of the RFC\n"
+"\"mm/rmap: support arbitrary folio mappings\" (rfc) on scenario files.\n"
+"\n"
+"commands:\n"
+"  check [--mode legacy|rfc] FILE...   run every scenario, print one line per\n"
+"                                      scenario and 'N passed, M failed[, K skipped]';\n"
+"                                      exit 0 only if nothing failed (default mode rfc)\n"
+"  run [--mode legacy|rfc] FILE        print a step-by-step trace of the folio state\n"
+"                                      for every scenario of FILE\n"
+"  help                                this text\n"
+"  version                             the library version\n"
+"\n"
+"options:\n"
+"  --mode legacy|rfc    accounting mode: legacy = Linux 6.12, rfc = after the series\n"
+"  --no-invariants      do not run the oracle's invariant check after each statement\n"
+"\n"
+"The scenario language is described in docs/scenario-format.md.\n"
+"exit status: 0 success, 1 a scenario failed, 2 usage or file error\n";
+
+struct options {
+	enum fsim_mode mode;
+	bool no_invariants;
+	int nfiles;
+	char **files;
+};
+
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	int i;
+
+	o->mode = FSIM_MODE_RFC;
+	o->no_invariants = false;
+	o->nfiles = 0;
+	o->files = calloc((size_t)argc, sizeof(*o->files));
+	if (!o->files)
+		return -1;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i], *m = NULL;
+
+		if (!strcmp(a, "--mode")) {
+			if (i + 1 == argc) {
+				fprintf(stderr, "foliosim: --mode needs legacy or rfc\n");
+				return -1;
+			}
+			m = argv[++i];
+		} else if (!strncmp(a, "--mode=", 7)) {
+			m = a + 7;
+		} else if (!strcmp(a, "--no-invariants")) {
+			o->no_invariants = true;
+			continue;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			exit(0);
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "foliosim: unknown option '%s'\n", a);
+			return -1;
+		} else {
+			o->files[o->nfiles++] = argv[i];
+			continue;
+		}
+		if (!strcmp(m, "legacy")) {
+			o->mode = FSIM_MODE_LEGACY;
+		} else if (!strcmp(m, "rfc")) {
+			o->mode = FSIM_MODE_RFC;
+		} else {
+			fprintf(stderr, "foliosim: unknown mode '%s' (legacy or rfc)\n", m);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int cmd_check(struct options *o)
+{
+	unsigned long passed = 0, failed = 0, skipped = 0;
+	struct fsim_run_options ro = { o->mode, NULL, o->no_invariants };
+	int i;
+
+	if (!o->nfiles) {
+		fprintf(stderr, "foliosim check: no scenario file given\n");
+		return 2;
+	}
+	for (i = 0; i < o->nfiles; i++) {
+		struct fsim_script *s;
+		char err[512];
+		size_t k;
+
+		if (fsim_script_load(o->files[i], &s, err, sizeof(err))) {
+			fprintf(stderr, "foliosim: %s\n", err);
+			printf("FAIL %s: %s\n", o->files[i], err);
+			failed++;
+			continue;
+		}
+		for (k = 0; k < fsim_script_count(s); k++) {
+			struct fsim_result res;
+
+			fsim_script_run(s, k, &ro, &res);
+			switch (res.outcome) {
+			case FSIM_PASS:
+				printf("ok %s\n", fsim_script_name(s, k));
+				passed++;
+				break;
+			case FSIM_SKIP:
+				printf("skip %s: %s\n", fsim_script_name(s, k), res.message);
+				skipped++;
+				break;
+			default:
+				printf("FAIL %s: %s\n", fsim_script_name(s, k), res.message);
+				failed++;
+				break;
+			}
+		}
+		fsim_script_free(s);
+	}
+	printf("%lu passed, %lu failed", passed, failed);
+	if (skipped)
+		printf(", %lu skipped", skipped);
+	printf("\n");
+	return failed ? 1 : 0;
+}
+
+static int cmd_run(struct options *o)
+{
+	struct fsim_run_options ro = { o->mode, stdout, o->no_invariants };
+	struct fsim_script *s;
+	char err[512];
+	size_t k;
+	int status = 0;
+
+	if (o->nfiles != 1) {
+		fprintf(stderr, "foliosim run: give exactly one scenario file\n");
+		return 2;
+	}
+	if (fsim_script_load(o->files[0], &s, err, sizeof(err))) {
+		fprintf(stderr, "foliosim: %s\n", err);
+		return 2;
+	}
+	for (k = 0; k < fsim_script_count(s); k++) {
+		struct fsim_result res;
+
+		fsim_script_run(s, k, &ro, &res);
+		if (res.outcome == FSIM_PASS) {
+			printf("=> ok %s\n\n", fsim_script_name(s, k));
+		} else if (res.outcome == FSIM_SKIP) {
+			printf("=> skip %s: %s\n\n", fsim_script_name(s, k), res.message);
+		} else {
+			printf("=> FAIL %s: %s\n\n", fsim_script_name(s, k), res.message);
+			status = 1;
+		}
+	}
+	fsim_script_free(s);
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o;
+	const char *cmd = argc > 1 ? argv[1] : "help";
+	int ret;
+
+	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
+		fputs(usage, stdout);
+		return argc > 1 ? 0 : 2;
+	}
+	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
+		printf("foliosim %s\n", FSIM_VERSION_STRING);
+		return 0;
+	}
+	if (strcmp(cmd, "check") && strcmp(cmd, "run")) {
+		fprintf(stderr, "foliosim: unknown command '%s'\n\n%s", cmd, usage);
+		return 2;
+	}
+	if (parse_options(argc - 2, argv + 2, &o)) {
+		free(o.files);
+		fprintf(stderr, "try 'foliosim --help'\n");
+		return 2;
+	}
+	ret = !strcmp(cmd, "check") ? cmd_check(&o) : cmd_run(&o);
+	free(o.files);
+	return ret;
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The scenario language (docs/scenario-format.md; the normative core is
+ * shared/specs/scenario-format.md): parsing and running scenario files in
+ * the model.  `foliosim check` and `foliosim run` are thin layers on top.
+ *
+ * Parsing never fails on bad content: a syntax error is recorded in the
+ * scenario it belongs to ("FILE:LINE: message") and fails that scenario
+ * only.  Running a scenario stops at its first error or failed expectation.
+ */
+#ifndef FOLIOSIM_SCENARIO_H
+#define FOLIOSIM_SCENARIO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "foliosim/foliosim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct fsim_script;	/* the scenarios of one file */
+
+/** Reads and parses @path.  -errno if the file cannot be read (then
+ *  @err holds "PATH: strerror"); 0 otherwise, whatever the content. */
+FSIM_API int fsim_script_load(const char *path, struct fsim_script **out,
+			      char *err, size_t errlen);
+/** Parses @len bytes of @text, reported as file @name. */
+FSIM_API int fsim_script_parse(const char *name, const char *text, size_t len,
+			       struct fsim_script **out);
+FSIM_API void fsim_script_free(struct fsim_script *script);
+
+/** Number of scenarios, and the name of scenario @i. */
+FSIM_API size_t fsim_script_count(const struct fsim_script *script);
+FSIM_API const char *fsim_script_name(const struct fsim_script *script, size_t i);
+/** Whether scenario @i runs in @mode (its `mode` statement). */
+FSIM_API bool fsim_script_runs_in(const struct fsim_script *script, size_t i,
+				  enum fsim_mode mode);
+/** Whether scenario @i has process statements (syscall level). */
+FSIM_API bool fsim_script_has_processes(const struct fsim_script *script, size_t i);
+
+enum fsim_outcome {
+	FSIM_PASS = 0,
+	FSIM_FAIL = 1,
+	FSIM_SKIP = 2,
+};
+
+struct fsim_result {
+	enum fsim_outcome outcome;
+	/* FAIL: "FILE:LINE: expected KEY=V, got W" or "FILE:LINE: message";
+	 * SKIP: the reason. */
+	char message[512];
+	unsigned long statements;	/* statements executed (repeats count once) */
+};
+
+struct fsim_run_options {
+	enum fsim_mode mode;
+	FILE *trace;		/* non-NULL: a readable step-by-step trace */
+	bool no_invariants;	/* skip fsim_check_ctx() after each statement */
+};
+
+/** Runs scenario @i of @script in the model. */
+FSIM_API void fsim_script_run(const struct fsim_script *script, size_t i,
+			      const struct fsim_run_options *opts,
+			      struct fsim_result *result);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FOLIOSIM_SCENARIO_H */

@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: MIT
+/* Contexts, the mm id allocator, mms, node statistics, the deferred split
+ * queue and names. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+int fsim_arch_validate(const struct fsim_arch *arch)
+{
+	if (!arch || (arch->bits != 32 && arch->bits != 64))
+		return -EINVAL;
+	if (arch->page_shift < 10 || arch->page_shift > 16)
+		return -EINVAL;
+	if (arch->pmd_order < 1 || arch->pmd_order >= arch->pud_order ||
+	    arch->pud_order > 30)
+		return -EINVAL;
+	return 0;
+}
+
+int fsim_ctx_create(enum fsim_mode mode, const struct fsim_arch *arch,
+		    struct fsim_ctx **out)
+{
+	struct fsim_arch a = arch ? *arch : FSIM_ARCH_X86_64;
+	struct fsim_ctx *ctx;
+
+	if ((mode != FSIM_MODE_LEGACY && mode != FSIM_MODE_RFC) || !out ||
+	    fsim_arch_validate(&a))
+		return -EINVAL;
+	ctx = calloc(1, sizeof(*ctx));
+	if (!ctx)
+		return -ENOMEM;
+	ctx->mode = mode;
+	ctx->arch = a;
+	/* MM_ID_MAX = MM_ID_MASK: 31-bit ids on 64-bit, 15-bit on 32-bit */
+	ctx->mm_id_max = (1u << mm_id_bits(&a)) - 1;
+	fsim_spin_init(&ctx->ida_lock);
+	fsim_spin_init(&ctx->list_lock);
+	*out = ctx;
+	return 0;
+}
+
+static void folio_destroy(struct fsim_folio *f)
+{
+	oracle_destroy(&f->oracle);
+	rangeset_destroy(&f->anon_exclusive);
+	free(f->page_mapcount);
+	free(f);
+}
+
+void fsim_ctx_destroy(struct fsim_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	while (ctx->folios) {
+		struct fsim_folio *f = ctx->folios;
+
+		ctx->folios = f->next;
+		folio_destroy(f);
+	}
+	while (ctx->mms) {
+		struct fsim_mm *mm = ctx->mms;
+
+		ctx->mms = mm->next;
+		free(mm);
+	}
+	free(ctx->ida_bits);
+	free(ctx);
+}
+
+enum fsim_mode fsim_ctx_mode(const struct fsim_ctx *ctx)
+{
+	return ctx->mode;
+}
+
+const struct fsim_arch *fsim_ctx_arch(const struct fsim_ctx *ctx)
+{
+	return &ctx->arch;
+}
+
+void fsim_ctx_set_sched_hook(struct fsim_ctx *ctx, fsim_sched_hook_t hook,
+			     void *arg)
+{
+	ctx->sched_hook = hook;
+	ctx->sched_arg = arg;
+}
+
+void fsim_ctx_set_concurrent(struct fsim_ctx *ctx, bool concurrent)
+{
+	ctx->concurrent = concurrent;
+}
+
+int64_t fsim_ctx_stat(const struct fsim_ctx *ctx, enum fsim_stat stat)
+{
+	if ((unsigned int)stat >= FSIM_NR_STATS)
+		return 0;
+	return atomic_load(&((struct fsim_ctx *)ctx)->stat[stat]);
+}
+
+void ctx_mod_stat(struct fsim_ctx *ctx, enum fsim_stat stat, int64_t delta)
+{
+	atomic_fetch_add(&ctx->stat[stat], delta);
+}
+
+int64_t fsim_ctx_thp_counter(const struct fsim_ctx *ctx, unsigned int order,
+			     enum fsim_thp_counter counter)
+{
+	if (order < 1 || order > ctx->arch.pmd_order ||
+	    (unsigned int)counter >= FSIM_THP_NR_COUNTERS)
+		return 0;
+	return atomic_load(&((struct fsim_ctx *)ctx)->thp[order][counter]);
+}
+
+/* mod_mthp_stat(): only orders 1..PMD_ORDER have per-size counters. */
+void ctx_mod_thp(struct fsim_ctx *ctx, unsigned int order,
+		 enum fsim_thp_counter c, int64_t delta)
+{
+	if (order < 1 || order > ctx->arch.pmd_order)
+		return;
+	atomic_fetch_add(&ctx->thp[order][c], delta);
+}
+
+uint64_t fsim_ctx_thp_deferred_split_page(const struct fsim_ctx *ctx)
+{
+	return atomic_load(&((struct fsim_ctx *)ctx)->thp_deferred_split_page);
+}
+
+size_t fsim_ctx_deferred_split_len(const struct fsim_ctx *ctx)
+{
+	struct fsim_ctx *c = (struct fsim_ctx *)ctx;
+	size_t n;
+
+	fsim_spin_lock(&c->list_lock);
+	n = c->deferred_len;
+	fsim_spin_unlock(&c->list_lock);
+	return n;
+}
+
+/* deferred_split_folio() of mm/huge_memory.c (6.12). */
+void deferred_split_folio(struct fsim_folio *folio, bool partially_mapped)
+{
+	struct fsim_ctx *ctx = folio->ctx;
+
+	/* Order 1 folios have no space for a deferred list. */
+	if (folio->order <= 1)
+		return;
+	/* Model: split_underused_thp queueing of new THPs is not modelled. */
+	if (!partially_mapped)
+		return;
+	fsim_spin_lock(&ctx->list_lock);
+	if (!atomic_load(&folio->partially_mapped)) {
+		atomic_store(&folio->partially_mapped, true);
+		if (folio->order >= ctx->arch.pmd_order)	/* pmd_mappable */
+			atomic_fetch_add(&ctx->thp_deferred_split_page, 1);
+		ctx_mod_thp(ctx, folio->order, FSIM_THP_SPLIT_DEFERRED, 1);
+		ctx_mod_thp(ctx, folio->order,
+			    FSIM_THP_NR_ANON_PARTIALLY_MAPPED, 1);
+	}
+	if (!folio->on_deferred_list) {
+		folio->on_deferred_list = true;
+		ctx->deferred_len++;
+	}
+	fsim_spin_unlock(&ctx->list_lock);
+}
+
+/* __folio_unqueue_deferred_split(): on the free path. */
+void folio_unqueue_deferred_split(struct fsim_folio *folio)
+{
+	struct fsim_ctx *ctx = folio->ctx;
+
+	fsim_spin_lock(&ctx->list_lock);
+	if (folio->on_deferred_list) {
+		ctx->deferred_len--;
+		if (atomic_load(&folio->partially_mapped)) {
+			atomic_store(&folio->partially_mapped, false);
+			ctx_mod_thp(ctx, folio->order,
+				    FSIM_THP_NR_ANON_PARTIALLY_MAPPED, -1);
+		}
+		folio->on_deferred_list = false;
+	}
+	fsim_spin_unlock(&ctx->list_lock);
+}
+
+/* ------------------------------------------------------------------ */
+/* The mm id allocator: ida_alloc_range(&mm_ida, MM_ID_MIN, MM_ID_MAX)   */
+/* ------------------------------------------------------------------ */
+
+static bool ida_test(const struct fsim_ctx *ctx, unsigned int id)
+{
+	size_t w = id / 64;
+
+	return w < ctx->ida_words && (ctx->ida_bits[w] >> (id % 64)) & 1;
+}
+
+static int ida_grow(struct fsim_ctx *ctx, unsigned int id)
+{
+	size_t words = id / 64 + 1, n = ctx->ida_words ? ctx->ida_words : 1;
+	uint64_t *p;
+
+	if (words <= ctx->ida_words)
+		return 0;
+	while (n < words)
+		n *= 2;
+	p = realloc(ctx->ida_bits, n * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	memset(p + ctx->ida_words, 0, (n - ctx->ida_words) * sizeof(*p));
+	ctx->ida_bits = p;
+	ctx->ida_words = n;
+	return 0;
+}
+
+static int ida_alloc(struct fsim_ctx *ctx, unsigned int want, unsigned int *id)
+{
+	unsigned int i;
+	size_t w;
+	int err;
+
+	if (want) {
+		if (want < MM_ID_MIN || want > ctx->mm_id_max || ida_test(ctx, want))
+			return -EINVAL;
+		i = want;
+	} else {
+		/* Lowest free id from MM_ID_MIN: skip full words. */
+		for (w = 0; w < ctx->ida_words && ctx->ida_bits[w] == UINT64_MAX; w++)
+			;
+		for (i = (unsigned int)(w * 64); i < MM_ID_MIN || ida_test(ctx, i); i++)
+			;
+		if (i > ctx->mm_id_max)
+			return -ENOSPC;
+	}
+	err = ida_grow(ctx, i);
+	if (err)
+		return err;
+	ctx->ida_bits[i / 64] |= (uint64_t)1 << (i % 64);
+	*id = i;
+	return 0;
+}
+
+static void ida_free(struct fsim_ctx *ctx, unsigned int id)
+{
+	ctx->ida_bits[id / 64] &= ~((uint64_t)1 << (id % 64));
+}
+
+int fsim_mm_create(struct fsim_ctx *ctx, unsigned int id, struct fsim_mm **out)
+{
+	struct fsim_mm *mm;
+	int err;
+
+	if (!ctx || !out)
+		return -EINVAL;
+	mm = calloc(1, sizeof(*mm));
+	if (!mm)
+		return -ENOMEM;
+	fsim_spin_lock(&ctx->ida_lock);
+	err = ida_alloc(ctx, id, &mm->id);
+	fsim_spin_unlock(&ctx->ida_lock);
+	if (err) {
+		free(mm);
+		return err;
+	}
+	mm->ctx = ctx;
+	fsim_spin_lock(&ctx->list_lock);
+	mm->next = ctx->mms;
+	if (ctx->mms)
+		ctx->mms->prev = mm;
+	ctx->mms = mm;
+	fsim_spin_unlock(&ctx->list_lock);
+	*out = mm;
+	return 0;
+}
+
+/* __mmdrop() -> mm_free_id() */
+int fsim_mm_destroy(struct fsim_mm *mm)
+{
+	struct fsim_ctx *ctx;
+
+	if (!mm)
+		return -EINVAL;
+	if (atomic_load(&mm->nr_mapped))
+		return -EBUSY;
+	ctx = mm->ctx;
+	fsim_spin_lock(&ctx->ida_lock);
+	ida_free(ctx, mm->id);
+	fsim_spin_unlock(&ctx->ida_lock);
+	fsim_spin_lock(&ctx->list_lock);
+	if (mm->prev)
+		mm->prev->next = mm->next;
+	else
+		ctx->mms = mm->next;
+	if (mm->next)
+		mm->next->prev = mm->prev;
+	fsim_spin_unlock(&ctx->list_lock);
+	free(mm);
+	return 0;
+}
+
+unsigned int fsim_mm_id(const struct fsim_mm *mm)
+{
+	return mm->id;
+}
+
+bool fsim_mm_has_pinned(const struct fsim_mm *mm)
+{
+	return atomic_load(&((struct fsim_mm *)mm)->has_pinned);
+}
+
+/* ------------------------------------------------------------------ */
+/* Names                                                               */
+/* ------------------------------------------------------------------ */
+
+const char *fsim_mode_name(enum fsim_mode mode)
+{
+	return mode == FSIM_MODE_LEGACY ? "legacy" :
+	       mode == FSIM_MODE_RFC ? "rfc" : "?";
+}
+
+const char *fsim_level_name(enum fsim_level level)
+{
+	static const char *const names[] = { "pte", "pmd", "pud" };
+
+	return (unsigned int)level < 3 ? names[level] : "?";
+}
+
+const char *fsim_kind_name(enum fsim_kind kind)
+{
+	static const char *const names[] = { "anon", "file", "shmem" };
+
+	return (unsigned int)kind < 3 ? names[kind] : "?";
+}
+
+const char *fsim_stat_name(enum fsim_stat stat)
+{
+	static const char *const names[] = {
+		"anon_mapped", "file_mapped", "anon_thps", "file_pmdmapped",
+		"shmem_pmdmapped",
+	};
+
+	return (unsigned int)stat < FSIM_NR_STATS ? names[stat] : "?";
+}
+
+const char *fsim_errname(int err)
+{
+	switch (err) {
+	case 0:
+		return "OK";
+	case -EINVAL:
+		return "EINVAL";
+	case -EBUSY:
+		return "EBUSY";
+	case -EOVERFLOW:
+		return "EOVERFLOW";
+	case -ENOSPC:
+		return "ENOSPC";
+	case -ENOMEM:
+		return "ENOMEM";
+	case -EFAULT:
+		return "EFAULT";
+	default:
+		return "E?";
+	}
+}

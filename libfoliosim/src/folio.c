@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: MIT
+/* Folio life cycle (prep_compound_head(), free_tail_page_prepare()) and the
+ * lockless queries of include/linux/mm.h. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* prep_compound_head() and the page cache's reference */
+int fsim_folio_create(struct fsim_ctx *ctx, unsigned int order,
+		      enum fsim_kind kind, struct fsim_folio **out)
+{
+	struct fsim_folio *f;
+	unsigned long i, nr;
+
+	if (!ctx || !out || order > ctx->arch.pud_order ||
+	    (unsigned int)kind > FSIM_KIND_SHMEM)
+		return -EINVAL;
+	/* 32-bit: folio_large_nr_pages() - 1 must fit MM_ID_MAPCOUNT_MAX */
+	if (ctx->arch.bits == 32 && order > 15)
+		return -EINVAL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	nr = 1ul << order;
+	if (ctx->mode == FSIM_MODE_LEGACY && order > 0) {
+		f->page_mapcount = malloc(nr * sizeof(*f->page_mapcount));
+		if (!f->page_mapcount) {
+			free(f);
+			return -ENOMEM;
+		}
+		for (i = 0; i < nr; i++)
+			atomic_set(&f->page_mapcount[i], -1);
+	}
+	f->ctx = ctx;
+	f->order = order;
+	f->kind = kind;
+	/* Anon: the allocation reference, handed to the first mapping.
+	 * Page cache: filemap_add_folio() holds one reference per page. */
+	if (kind == FSIM_KIND_ANON) {
+		atomic_set(&f->refcount, 1);
+		atomic_store(&f->alloc_ref, true);
+	} else {
+		atomic_set(&f->refcount, (int)nr);
+	}
+	atomic_set(&f->mapcount, -1);
+	atomic_set(&f->large_mapcount, -1);
+	atomic_set(&f->entire_mapcount, -1);
+	atomic_set(&f->nr_pages_mapped, 0);
+	atomic_set(&f->pincount, 0);
+	atomic_long_set(&f->total_mapped_pages, 0);
+	word_write(&f->mm_ids, 0);
+	f->mm_id_mapcount[0] = -1;
+	f->mm_id_mapcount[1] = -1;
+	fsim_spin_init(&f->flags_lock);
+	fsim_spin_init(&f->oracle_lock);
+	rangeset_init(&f->anon_exclusive);
+	oracle_init(&f->oracle);
+
+	fsim_spin_lock(&ctx->list_lock);
+	f->next = ctx->folios;
+	if (ctx->folios)
+		ctx->folios->prev = f;
+	ctx->folios = f;
+	fsim_spin_unlock(&ctx->list_lock);
+	*out = f;
+	return 0;
+}
+
+/* The free-time checks of free_tail_page_prepare()/free_page_is_bad(). */
+int folio_free_checks(const struct fsim_folio *f, struct fsim_violation *v)
+{
+	const char *bad = NULL;
+	unsigned long i;
+
+	if (!folio_test_large(f)) {
+		if (atomic_read(&f->mapcount) != -1)
+			bad = "nonzero mapcount";
+	} else if (atomic_read(&f->large_mapcount) != -1) {
+		bad = "nonzero large_mapcount";
+	} else if (atomic_read(&f->pincount)) {
+		bad = "nonzero pincount";
+	} else if (folio_is_rfc(f)) {
+		if (f->mm_id_mapcount[0] != -1)
+			bad = "nonzero mm mapcount 0";
+		else if (f->mm_id_mapcount[1] != -1)
+			bad = "nonzero mm mapcount 1";
+		else if (atomic_long_read(&f->total_mapped_pages))
+			bad = "nonzero total_mapped_pages";
+		else if (word_read(&f->mm_ids))
+			bad = "nonzero mm_ids";
+	} else {
+		if (atomic_read(&f->entire_mapcount) != -1)
+			bad = "nonzero entire_mapcount";
+		else if (atomic_read(&f->nr_pages_mapped))
+			bad = "nonzero nr_pages_mapped";
+		for (i = 0; !bad && i < folio_nr_pages(f); i++)
+			if (atomic_read(&f->page_mapcount[i]) != -1)
+				bad = "nonzero mapcount";
+	}
+	if (!bad)
+		return 0;
+	if (v) {
+		snprintf(v->invariant, sizeof(v->invariant), "free_time_checks");
+		snprintf(v->detail, sizeof(v->detail), "bad page: %s", bad);
+	}
+	return -EFAULT;
+}
+
+int fsim_folio_free(struct fsim_folio *f)
+{
+	struct fsim_ctx *ctx;
+	int err = 0;
+
+	if (!f)
+		return -EINVAL;
+	ctx = f->ctx;
+	fsim_spin_lock(&f->oracle_lock);
+	if (f->oracle.entries || fsim_folio_maybe_dma_pinned(f))
+		err = -EINVAL;
+	else
+		err = folio_free_checks(f, NULL);
+	fsim_spin_unlock(&f->oracle_lock);
+	if (err)
+		return err;
+
+	folio_unqueue_deferred_split(f);
+	/* free_pages_prepare(): an anon mapping drops MTHP_STAT_NR_ANON */
+	if (f->counted_nr_anon)
+		ctx_mod_thp(ctx, f->order, FSIM_THP_NR_ANON, -1);
+
+	fsim_spin_lock(&ctx->list_lock);
+	if (f->prev)
+		f->prev->next = f->next;
+	else
+		ctx->folios = f->next;
+	if (f->next)
+		f->next->prev = f->prev;
+	fsim_spin_unlock(&ctx->list_lock);
+	oracle_destroy(&f->oracle);
+	rangeset_destroy(&f->anon_exclusive);
+	free(f->page_mapcount);
+	free(f);
+	return 0;
+}
+
+unsigned int fsim_folio_order(const struct fsim_folio *f)
+{
+	return f->order;
+}
+
+unsigned long fsim_folio_nr_pages(const struct fsim_folio *f)
+{
+	return folio_nr_pages(f);
+}
+
+enum fsim_kind fsim_folio_kind(const struct fsim_folio *f)
+{
+	return f->kind;
+}
+
+/* folio_mapcount() */
+int fsim_folio_mapcount(const struct fsim_folio *f)
+{
+	if (!folio_test_large(f))
+		return atomic_read(&f->mapcount) + 1;
+	return atomic_read(&f->large_mapcount) + 1;
+}
+
+/* folio_mapped() */
+bool fsim_folio_mapped(const struct fsim_folio *f)
+{
+	return fsim_folio_mapcount(f) >= 1;
+}
+
+/* folio_total_mapped_pages() of 13/13; in 6.12 every entire mapping maps
+ * the whole folio and every other entry is a PTE. */
+uint64_t fsim_folio_total_mapped_pages(const struct fsim_folio *f)
+{
+	uint64_t entire;
+
+	if (!folio_test_large(f))
+		return (uint64_t)fsim_folio_mapcount(f);
+	if (folio_is_rfc(f))
+		return atomic_long_read(&f->total_mapped_pages);
+	entire = (uint64_t)(atomic_read(&f->entire_mapcount) + 1);
+	return (uint64_t)fsim_folio_mapcount(f) - entire +
+	       entire * folio_nr_pages(f);
+}
+
+/* folio_average_page_mapcount() of 13/13 (fs/proc/internal.h) */
+unsigned long fsim_folio_average_page_mapcount(const struct fsim_folio *f)
+{
+	uint64_t total = fsim_folio_total_mapped_pages(f);
+	const unsigned int order = f->order;
+	uint64_t avg;
+
+	if (!total || !order)
+		return (unsigned long)total;
+	/* Round to closest integer ... */
+	total += (uint64_t)1 << (order - 1);
+	/* ... but return at least 1. */
+	avg = total >> order;
+	return (unsigned long)(avg > 1 ? avg : 1);
+}
+
+bool fsim_folio_maybe_mapped_shared(const struct fsim_folio *f)
+{
+	return folio_is_rfc(f) ? rfc_maybe_mapped_shared(f)
+			       : legacy_likely_mapped_shared(f);
+}
+
+bool fsim_folio_partially_mapped(const struct fsim_folio *f)
+{
+	return atomic_load(&((struct fsim_folio *)f)->partially_mapped);
+}
+
+bool fsim_folio_on_deferred_split(const struct fsim_folio *f)
+{
+	struct fsim_folio *mf = (struct fsim_folio *)f;
+	bool on;
+
+	fsim_spin_lock(&mf->ctx->list_lock);
+	on = mf->on_deferred_list;
+	fsim_spin_unlock(&mf->ctx->list_lock);
+	return on;
+}
+
+bool fsim_folio_anon_exclusive(const struct fsim_folio *f, unsigned long page)
+{
+	struct fsim_folio *mf = (struct fsim_folio *)f;
+	bool set;
+
+	if (page >= folio_nr_pages(f))
+		return false;
+	fsim_spin_lock(&mf->flags_lock);
+	set = rangeset_contains(&mf->anon_exclusive, page);
+	fsim_spin_unlock(&mf->flags_lock);
+	return set;
+}
+
+int fsim_folio_pincount(const struct fsim_folio *f)
+{
+	if (folio_test_large(f))
+		return atomic_read(&f->pincount);
+	return (int)((unsigned int)atomic_read(&f->refcount) / GUP_PIN_COUNTING_BIAS);
+}
+
+/* folio_maybe_dma_pinned() */
+bool fsim_folio_maybe_dma_pinned(const struct fsim_folio *f)
+{
+	if (folio_test_large(f))
+		return atomic_read(&f->pincount) > 0;
+	return (unsigned int)atomic_read(&f->refcount) >= GUP_PIN_COUNTING_BIAS;
+}
+
+int fsim_folio_refcount(const struct fsim_folio *f)
+{
+	return atomic_read(&f->refcount);
+}
+
+int fsim_folio_slots(const struct fsim_folio *f, struct fsim_slot slots[2],
+		     bool *shared)
+{
+	struct fsim_folio *mf = (struct fsim_folio *)f;
+	const unsigned int lock = fsim_mm_ids_lock_bitnum(&f->ctx->arch);
+	int i;
+
+	if (!folio_is_rfc(f) || !folio_test_large(f))
+		return -EINVAL;
+	bit_spin_lock(lock, &mf->mm_ids);
+	for (i = 0; i < 2; i++) {
+		slots[i].mm_id = (unsigned int)rfc_slot_mm_id(f, i);
+		slots[i].mapcount = f->mm_id_mapcount[i] + 1;
+	}
+	if (shared)
+		*shared = (word_read(&f->mm_ids) >>
+			   fsim_mm_ids_shared_bitnum(&f->ctx->arch)) & 1;
+	__bit_spin_unlock(lock, &mf->mm_ids);
+	return 0;
+}
+
+uint64_t fsim_folio_mm_ids_word(const struct fsim_folio *f)
+{
+	return word_read(&f->mm_ids);
+}
+
+int fsim_folio_entire_mapcount(const struct fsim_folio *f)
+{
+	if (folio_is_rfc(f) || !folio_test_large(f))
+		return -1;
+	return atomic_read(&f->entire_mapcount) + 1;
+}
+
+int fsim_folio_nr_pages_mapped(const struct fsim_folio *f)
+{
+	if (folio_is_rfc(f) || !folio_test_large(f))
+		return -1;
+	return atomic_read(&f->nr_pages_mapped) & FOLIO_PAGES_MAPPED;
+}
+
+/* folio_precise_page_mapcount() of fs/proc/internal.h (6.12) */
+int fsim_folio_precise_page_mapcount(const struct fsim_folio *f,
+				     unsigned long page)
+{
+	int mapcount;
+
+	if (folio_is_rfc(f) || page >= folio_nr_pages(f))
+		return -1;
+	if (!folio_test_large(f))
+		return atomic_read(&f->mapcount) + 1;
+	mapcount = atomic_read(&f->page_mapcount[page]) + 1;
+	return mapcount + atomic_read(&f->entire_mapcount) + 1;
+}
+
+/* FNV-1a over everything a refused call must not change. */
+static uint64_t fnv(uint64_t h, uint64_t v)
+{
+	int i;
+
+	for (i = 0; i < 8; i++) {
+		h ^= (v >> (8 * i)) & 0xff;
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+uint64_t fsim_folio_state_digest(const struct fsim_folio *f)
+{
+	struct fsim_folio *mf = (struct fsim_folio *)f;
+	const struct fsim_ctx *ctx = f->ctx;
+	uint64_t h = 0xcbf29ce484222325ull;
+	unsigned long i;
+	unsigned int o;
+	int s, c;
+
+	h = fnv(h, (uint64_t)atomic_read(&f->refcount));
+	h = fnv(h, atomic_load(&mf->alloc_ref));
+	h = fnv(h, (uint64_t)atomic_read(&f->mapcount));
+	h = fnv(h, (uint64_t)atomic_read(&f->large_mapcount));
+	h = fnv(h, (uint64_t)atomic_read(&f->pincount));
+	h = fnv(h, word_read(&f->mm_ids));
+	h = fnv(h, (uint64_t)f->mm_id_mapcount[0]);
+	h = fnv(h, (uint64_t)f->mm_id_mapcount[1]);
+	h = fnv(h, atomic_long_read(&f->total_mapped_pages));
+	h = fnv(h, (uint64_t)atomic_read(&f->entire_mapcount));
+	h = fnv(h, (uint64_t)atomic_read(&f->nr_pages_mapped));
+	if (f->page_mapcount)
+		for (i = 0; i < folio_nr_pages(f); i++)
+			h = fnv(h, (uint64_t)atomic_read(&f->page_mapcount[i]));
+	h = fnv(h, atomic_load(&mf->partially_mapped));
+	h = fnv(h, f->on_deferred_list);
+	h = fnv(h, f->counted_nr_anon);
+	for (i = 0; i < f->anon_exclusive.n; i++) {
+		h = fnv(h, f->anon_exclusive.r[i].start);
+		h = fnv(h, f->anon_exclusive.r[i].end);
+	}
+	for (i = 0; i < f->oracle.n; i++) {
+		const struct oracle_seg *sg = &f->oracle.seg[i];
+
+		h = fnv(h, sg->mm_id);
+		h = fnv(h, sg->level);
+		h = fnv(h, sg->start);
+		h = fnv(h, sg->end);
+		h = fnv(h, sg->count);
+	}
+	for (s = 0; s < FSIM_NR_STATS; s++)
+		h = fnv(h, (uint64_t)fsim_ctx_stat(ctx, (enum fsim_stat)s));
+	for (o = 1; o <= ctx->arch.pmd_order; o++)
+		for (c = 0; c < FSIM_THP_NR_COUNTERS; c++)
+			h = fnv(h, (uint64_t)fsim_ctx_thp_counter(ctx, o,
+					(enum fsim_thp_counter)c));
+	h = fnv(h, fsim_ctx_thp_deferred_split_page(ctx));
+	return h;
+}

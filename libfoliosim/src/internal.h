@@ -1,0 +1,255 @@
+/* SPDX-License-Identifier: MIT */
+/* libfoliosim internals: the structures behind the public handles. */
+#ifndef FOLIOSIM_INTERNAL_H
+#define FOLIOSIM_INTERNAL_H
+
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "foliosim/foliosim.h"
+#include "kshim.h"
+
+/* mm/internal.h of 6.12 */
+#define ENTIRELY_MAPPED		0x800000
+#define FOLIO_PAGES_MAPPED	(ENTIRELY_MAPPED - 1)
+/* include/linux/mm.h */
+#define GUP_PIN_COUNTING_BIAS	(1U << 10)
+#define MM_ID_DUMMY		0u
+#define MM_ID_MIN		1u
+
+/* ------------------------------------------------------------------ */
+/* Sparse page sets (AnonExclusive without per-page arrays)            */
+/* ------------------------------------------------------------------ */
+
+/* Sorted, disjoint, non-adjacent half-open intervals of page indices. */
+struct rangeset {
+	size_t n, cap;
+	struct { unsigned long start, end; } *r;
+};
+
+void rangeset_init(struct rangeset *rs);
+void rangeset_destroy(struct rangeset *rs);
+bool rangeset_contains(const struct rangeset *rs, unsigned long page);
+/* 0 or -ENOMEM (then the set is unchanged). */
+int rangeset_add(struct rangeset *rs, unsigned long start, unsigned long end);
+int rangeset_remove(struct rangeset *rs, unsigned long start, unsigned long end);
+/* Can removing [start, end) need a new interval (a split)? */
+bool rangeset_remove_needs_slot(const struct rangeset *rs, unsigned long start,
+				unsigned long end);
+int rangeset_reserve(struct rangeset *rs, size_t extra);
+
+/* ------------------------------------------------------------------ */
+/* The oracle: a precise record of every mapping                       */
+/* ------------------------------------------------------------------ */
+
+/*
+ * For each (mm, level) a piecewise-constant count over page indices:
+ * segment [start, end) is mapped `count` times by entries of that level.
+ * Segments are level-aligned; a PMD segment of 1024 pages stands for 2
+ * entries per count.  Sorted by (mm_id, level, start), disjoint per
+ * (mm_id, level), count > 0.
+ */
+struct oracle_seg {
+	unsigned int mm_id;
+	unsigned char level;
+	unsigned long start, end;
+	uint64_t count;
+};
+
+struct oracle {
+	size_t n, cap;
+	struct oracle_seg *seg;
+	/* Running totals, used for admission (overflow) checks only; the
+	 * invariant check recomputes them from the segments. */
+	uint64_t entries, pages;
+};
+
+void oracle_init(struct oracle *o);
+void oracle_destroy(struct oracle *o);
+/* Do all of [start, start+nr) have count >= times for (mm, level)? */
+bool oracle_covers(const struct oracle *o, unsigned int mm_id,
+		   enum fsim_level level, unsigned long start, unsigned long nr,
+		   uint64_t times);
+/* Makes room so that the next oracle_add/remove cannot fail. */
+int oracle_reserve(struct oracle *o, unsigned int mm_id, enum fsim_level level,
+		   unsigned long start, unsigned long nr);
+void oracle_add(struct oracle *o, unsigned int mm_id, enum fsim_level level,
+		unsigned long start, unsigned long nr, unsigned long unit);
+void oracle_remove(struct oracle *o, unsigned int mm_id, enum fsim_level level,
+		   unsigned long start, unsigned long nr, unsigned long unit);
+uint64_t oracle_page_count(const struct oracle *o, unsigned long page);
+uint64_t oracle_mm_entries(const struct oracle *o, unsigned int mm_id,
+			   const struct fsim_arch *arch);
+bool oracle_mm_maps(const struct oracle *o, unsigned int mm_id);
+/* Does any mapping cover a page of [start, start + nr)? */
+bool oracle_any_mapped(const struct oracle *o, unsigned long start,
+		       unsigned long nr);
+
+/* Pages mapped at all, the largest per-page count, the number of mms. */
+struct oracle_profile {
+	unsigned long covered;
+	uint64_t max_count;
+	size_t nr_mms;
+};
+int oracle_profile(const struct oracle *o, struct oracle_profile *p);
+
+/* ------------------------------------------------------------------ */
+/* Contexts, mms, folios                                               */
+/* ------------------------------------------------------------------ */
+
+struct fsim_ctx {
+	enum fsim_mode mode;
+	struct fsim_arch arch;
+	unsigned int mm_id_max;		/* MM_ID_MAX for the arch */
+
+	/* The mm id allocator (IDA): bit i set = id i taken. */
+	fsim_spinlock_t ida_lock;
+	uint64_t *ida_bits;
+	size_t ida_words;
+
+	_Atomic int64_t stat[FSIM_NR_STATS];
+	_Atomic int64_t thp[32][FSIM_THP_NR_COUNTERS];
+	_Atomic uint64_t thp_deferred_split_page;
+
+	/* The deferred split queue and the list of live objects. */
+	fsim_spinlock_t list_lock;
+	struct fsim_folio *folios;	/* doubly linked, all live folios */
+	struct fsim_mm *mms;
+	size_t deferred_len;
+
+	bool concurrent;		/* skip serial-history checks */
+	fsim_sched_hook_t sched_hook;	/* deterministic interleavings */
+	void *sched_arg;
+};
+
+struct fsim_mm {
+	struct fsim_ctx *ctx;
+	unsigned int id;
+	_Atomic bool has_pinned;	/* MMF_HAS_PINNED */
+	_Atomic long nr_mapped;		/* mappings held, for mmdrop checks */
+	struct fsim_mm *prev, *next;
+};
+
+struct fsim_folio {
+	struct fsim_ctx *ctx;
+	unsigned int order;
+	enum fsim_kind kind;
+	struct fsim_folio *prev, *next;	/* ctx->folios */
+
+	atomic_t refcount;		/* _refcount */
+	_Atomic bool alloc_ref;		/* allocation ref not yet handed over */
+	atomic_t mapcount;		/* _mapcount of page 0 (small folios) */
+
+	/* Large folios, both modes */
+	atomic_t large_mapcount;	/* _large_mapcount, starts at -1 */
+	atomic_t pincount;		/* _pincount */
+
+	/* rfc: MM owner tracking (mm_types.h of the RFC base) */
+	_Atomic uint64_t mm_ids;	/* _mm_id[2] / _mm_ids, lock + shared bit */
+	int mm_id_mapcount[2];		/* _mm_id_mapcount[2]: under the lock */
+	atomic_long_t total_mapped_pages; /* _total_mapped_pages */
+
+	/* legacy (6.12) */
+	atomic_t entire_mapcount;	/* _entire_mapcount, starts at -1 */
+	atomic_t nr_pages_mapped;	/* _nr_pages_mapped */
+	atomic_t *page_mapcount;	/* page[i]._mapcount for large folios */
+
+	/* page flags */
+	_Atomic bool partially_mapped;	/* PG_partially_mapped */
+	bool on_deferred_list;		/* !list_empty(&_deferred_list), list_lock */
+	bool counted_nr_anon;		/* MTHP_STAT_NR_ANON taken (anon mapping set) */
+	fsim_spinlock_t flags_lock;	/* guards anon_exclusive */
+	struct rangeset anon_exclusive;	/* PageAnonExclusive per page */
+
+	/* The oracle, behind its own lock (the page table lock's part). */
+	fsim_spinlock_t oracle_lock;
+	struct oracle oracle;
+	/* First broken transition invariant seen by an rmap call, reported
+	 * by fsim_check_folio(). */
+	bool transition_broken;
+	struct fsim_violation transition;
+};
+
+static inline unsigned long folio_nr_pages(const struct fsim_folio *f)
+{
+	return 1ul << f->order;
+}
+
+static inline bool folio_test_large(const struct fsim_folio *f)
+{
+	return f->order > 0;
+}
+
+static inline bool folio_test_anon(const struct fsim_folio *f)
+{
+	return f->kind == FSIM_KIND_ANON;
+}
+
+static inline bool folio_is_rfc(const struct fsim_folio *f)
+{
+	return f->ctx->mode == FSIM_MODE_RFC;
+}
+
+static inline unsigned int level_order(const struct fsim_arch *arch,
+				       enum fsim_level level)
+{
+	switch (level) {
+	case FSIM_LEVEL_PMD:
+		return arch->pmd_order;
+	case FSIM_LEVEL_PUD:
+		return arch->pud_order;
+	default:
+		return 0;
+	}
+}
+
+static inline void fsim_sched_point(const struct fsim_ctx *ctx, const char *where)
+{
+	if (ctx->sched_hook)
+		ctx->sched_hook(ctx->sched_arg, where);
+}
+
+/* _mm_ids layout: MM_ID_BITS = sizeof(mm_id_t) * 8 - 1 */
+static inline unsigned int mm_id_bits(const struct fsim_arch *arch)
+{
+	return arch->bits == 64 ? 31 : 15;
+}
+
+/* Model stat updates (__mod_node_page_state / __lruvec_stat_mod_folio). */
+void ctx_mod_stat(struct fsim_ctx *ctx, enum fsim_stat stat, int64_t delta);
+void ctx_mod_thp(struct fsim_ctx *ctx, unsigned int order,
+		 enum fsim_thp_counter c, int64_t delta);
+void deferred_split_folio(struct fsim_folio *folio, bool partially_mapped);
+void folio_unqueue_deferred_split(struct fsim_folio *folio);
+
+/* rmap back ends: called after validation, cannot fail. */
+void rfc_add_new_anon(struct fsim_folio *f, struct fsim_mm *mm, bool exclusive);
+void rfc_add_rmap(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level level,
+		  unsigned long page, unsigned long nr);
+void rfc_remove_rmap(struct fsim_folio *f, struct fsim_mm *mm,
+		     enum fsim_level level, unsigned long page, unsigned long nr);
+void rfc_dup_rmap(struct fsim_folio *f, struct fsim_mm *dst, enum fsim_level level,
+		  unsigned long page, unsigned long nr);
+bool rfc_maybe_mapped_shared(const struct fsim_folio *f);
+int rfc_slot_mm_id(const struct fsim_folio *f, int idx);
+
+void legacy_add_new_anon(struct fsim_folio *f, bool exclusive);
+void legacy_add_rmap(struct fsim_folio *f, enum fsim_level level,
+		     unsigned long page, unsigned long nr);
+void legacy_remove_rmap(struct fsim_folio *f, enum fsim_level level,
+			unsigned long page, unsigned long nr);
+void legacy_dup_rmap(struct fsim_folio *f, enum fsim_level level,
+		     unsigned long page, unsigned long nr);
+bool legacy_likely_mapped_shared(const struct fsim_folio *f);
+
+int folio_free_checks(const struct fsim_folio *f, struct fsim_violation *v);
+
+/* Shared by both back ends (mm/rmap.c). */
+void folio_mod_stat(struct fsim_folio *f, long nr, long nr_pmdmapped);
+void anon_exclusive_set_range(struct fsim_folio *f, unsigned long page,
+			      unsigned long nr, unsigned long stride, bool set);
+
+#endif /* FOLIOSIM_INTERNAL_H */

@@ -1,0 +1,450 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The public rmap calls.  Each one:
+ *   1. validates the call against the folio, the mode and the oracle (the
+ *      page tables' knowledge), under the oracle lock, and reserves every
+ *      byte it may need, so that a refused call changes nothing;
+ *   2. records the mapping change in the oracle;
+ *   3. runs the mode's back end (rmap_rfc.c / rmap_legacy.c), which mirrors
+ *      the kernel function and cannot fail, outside the oracle lock, so
+ *      that calls on one folio from several threads really race on the
+ *      kernel's counters and the bit spinlock;
+ *   4. in serial use, checks the transition invariants of removals.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* __folio_mod_stat() of mm/rmap.c: identical in 6.12 and the RFC. */
+void folio_mod_stat(struct fsim_folio *f, long nr, long nr_pmdmapped)
+{
+	struct fsim_ctx *ctx = f->ctx;
+
+	if (nr)
+		ctx_mod_stat(ctx, folio_test_anon(f) ? FSIM_NR_ANON_MAPPED
+						     : FSIM_NR_FILE_MAPPED, nr);
+	if (nr_pmdmapped) {
+		if (folio_test_anon(f))
+			ctx_mod_stat(ctx, FSIM_NR_ANON_THPS, nr_pmdmapped);
+		else	/* folio_test_swapbacked() */
+			ctx_mod_stat(ctx, f->kind == FSIM_KIND_SHMEM ?
+				     FSIM_NR_SHMEM_PMDMAPPED :
+				     FSIM_NR_FILE_PMDMAPPED, nr_pmdmapped);
+	}
+}
+
+/* SetPageAnonExclusive()/ClearPageAnonExclusive() on page, page + stride,
+ * ... below page + nr.  Room was reserved by the caller. */
+void anon_exclusive_set_range(struct fsim_folio *f, unsigned long page,
+			      unsigned long nr, unsigned long stride, bool set)
+{
+	unsigned long i;
+
+	fsim_spin_lock(&f->flags_lock);
+	if (stride == 1) {
+		if (set)
+			rangeset_add(&f->anon_exclusive, page, page + nr);
+		else
+			rangeset_remove(&f->anon_exclusive, page, page + nr);
+	} else {
+		for (i = page; i < page + nr; i += stride) {
+			if (set)
+				rangeset_add(&f->anon_exclusive, i, i + 1);
+			else
+				rangeset_remove(&f->anon_exclusive, i, i + 1);
+		}
+	}
+	fsim_spin_unlock(&f->flags_lock);
+}
+
+static int reserve_anon_exclusive(struct fsim_folio *f, unsigned long nr,
+				  unsigned long stride)
+{
+	int err;
+
+	fsim_spin_lock(&f->flags_lock);
+	err = rangeset_reserve(&f->anon_exclusive, stride == 1 ? 1 : nr / stride + 1);
+	fsim_spin_unlock(&f->flags_lock);
+	return err;
+}
+
+/* Is any of page, page + stride, ... below page + nr AnonExclusive? */
+static bool any_anon_exclusive(struct fsim_folio *f, unsigned long page,
+			       unsigned long nr, unsigned long stride)
+{
+	const struct rangeset *rs = &f->anon_exclusive;
+	bool found = false;
+	unsigned long i;
+	size_t k;
+
+	fsim_spin_lock(&f->flags_lock);
+	if (stride == 1) {
+		/* Any interval overlapping the range: one test per interval. */
+		for (k = 0; k < rs->n && !found; k++)
+			found = rs->r[k].start < page + nr && rs->r[k].end > page;
+	} else {
+		for (i = page; i < page + nr && !found; i += stride)
+			found = rangeset_contains(rs, i);
+	}
+	fsim_spin_unlock(&f->flags_lock);
+	return found;
+}
+
+/* __folio_rmap_sanity_checks() made strict: what 6.12/the RFC warn about
+ * is refused with -EINVAL. */
+static int check_range(const struct fsim_folio *f, enum fsim_level level,
+		       unsigned long page, unsigned long nr)
+{
+	const struct fsim_arch *arch = &f->ctx->arch;
+	const unsigned long align = (1ul << level_order(arch, level)) - 1;
+
+	if ((unsigned int)level > FSIM_LEVEL_PUD || nr == 0 ||
+	    page >= folio_nr_pages(f) || nr > folio_nr_pages(f) - page)
+		return -EINVAL;
+	if ((page & align) || (nr & align))
+		return -EINVAL;
+	if (!folio_is_rfc(f)) {
+		/* 6.12: no PUD rmap; a PMD maps a whole PMD-sized folio. */
+		if (level == FSIM_LEVEL_PUD)
+			return -EINVAL;
+		if (level == FSIM_LEVEL_PMD &&
+		    (f->order != arch->pmd_order || page || nr != folio_nr_pages(f)))
+			return -EINVAL;
+	}
+	return 0;
+}
+
+static bool same_ctx(const struct fsim_folio *f, const struct fsim_mm *mm)
+{
+	return f && mm && mm->ctx == f->ctx;
+}
+
+/* The cover letter's overflow TODO: refuse what would overflow mapcount
+ * (an int) or total mapped pages (an unsigned long of the arch). */
+static int check_overflow(const struct fsim_folio *f, uint64_t nr_mappings,
+			  uint64_t nr_pages)
+{
+	const uint64_t ulong_max = f->ctx->arch.bits == 32 ? UINT32_MAX : UINT64_MAX;
+
+	if (f->oracle.entries + nr_mappings > INT_MAX)
+		return -EOVERFLOW;
+	if (f->oracle.pages > ulong_max - nr_pages)
+		return -EOVERFLOW;
+	/* The references the mappings take must fit folio_ref_count(). */
+	if ((uint64_t)atomic_read(&f->refcount) + nr_mappings > INT_MAX)
+		return -EOVERFLOW;
+	return 0;
+}
+
+/* The page-table references of new mappings; the first mapping of an anon
+ * folio takes over the allocation reference (do_anonymous_page()). */
+static void take_refs(struct fsim_folio *f, struct fsim_mm *mm, long entries)
+{
+	long refs = entries;
+
+	if (atomic_exchange(&f->alloc_ref, false))
+		refs--;
+	atomic_add((int)refs, &f->refcount);
+	atomic_fetch_add(&mm->nr_mapped, entries);
+}
+
+static void put_refs(struct fsim_folio *f, struct fsim_mm *mm, long entries)
+{
+	atomic_sub((int)entries, &f->refcount);
+	atomic_fetch_sub(&mm->nr_mapped, entries);
+}
+
+static void note_transition(struct fsim_folio *f, const char *invariant,
+			    const char *fmt, unsigned long a, unsigned long b)
+{
+	if (f->transition_broken)
+		return;
+	f->transition_broken = true;
+	snprintf(f->transition.invariant, sizeof(f->transition.invariant), "%s",
+		 invariant);
+	snprintf(f->transition.detail, sizeof(f->transition.detail), fmt, a, b);
+}
+
+/*
+ * After a removal (serial use): the partially-mapped flag may only have
+ * been set by a removal that left the folio partly mapped; a removal that
+ * unmapped some pages while others stay mapped must flag it in legacy
+ * (_nr_pages_mapped is precise); in rfc it must flag it at least when one
+ * mm maps every page at most once.  Order <= 1 folios are never flagged.
+ */
+static void check_removal(struct fsim_folio *f, bool flag_before,
+			  unsigned long covered_before)
+{
+	const unsigned long nr = folio_nr_pages(f);
+	struct oracle_profile p;
+	bool flag = atomic_load(&f->partially_mapped), partial;
+
+	if (f->ctx->concurrent || oracle_profile(&f->oracle, &p))
+		return;
+	partial = p.covered > 0 && p.covered < nr;
+	if (flag && !flag_before && !partial)
+		note_transition(f, "partially_mapped_flag_justified",
+				"a removal flagged the folio with %lu of %lu pages mapped",
+				p.covered, nr);
+	if (!folio_test_anon(f) || f->order <= 1 || flag)
+		return;
+	if (!folio_is_rfc(f) && partial && p.covered < covered_before)
+		note_transition(f, "legacy_partial_mapping_detected",
+				"a removal left %lu of %lu pages mapped, not flagged",
+				p.covered, nr);
+	if (folio_is_rfc(f) && partial && p.nr_mms == 1 && p.max_count <= 1)
+		note_transition(f, "rfc_exclusive_partial_mapping_detected",
+				"one mm maps %lu of %lu pages once each, not flagged",
+				p.covered, nr);
+}
+
+int fsim_folio_add_new_anon_rmap(struct fsim_folio *f, struct fsim_mm *mm,
+				 bool exclusive)
+{
+	const struct fsim_arch *arch;
+	enum fsim_level level = FSIM_LEVEL_PTE;
+	unsigned long nr;
+	int err;
+
+	if (!same_ctx(f, mm) || !folio_test_anon(f))
+		return -EINVAL;
+	arch = &f->ctx->arch;
+	nr = folio_nr_pages(f);
+	if (folio_test_large(f) && f->order >= arch->pud_order)
+		level = FSIM_LEVEL_PUD;
+	else if (folio_test_large(f) && f->order >= arch->pmd_order)
+		level = FSIM_LEVEL_PMD;
+	err = check_range(f, level, 0, nr);
+	if (err)
+		return err;	/* legacy: larger than a PMD cannot be mapped */
+
+	fsim_spin_lock(&f->oracle_lock);
+	if (f->oracle.entries)
+		err = -EINVAL;	/* "must only be called on *new* folios" */
+	if (!err)
+		err = check_overflow(f, nr >> level_order(arch, level), nr);
+	if (!err && exclusive)
+		err = reserve_anon_exclusive(f, nr, 1ul << level_order(arch, level));
+	if (!err)
+		err = oracle_reserve(&f->oracle, mm->id, level, 0, nr);
+	if (!err)
+		oracle_add(&f->oracle, mm->id, level, 0, nr,
+			   1ul << level_order(arch, level));
+	fsim_spin_unlock(&f->oracle_lock);
+	if (err)
+		return err;
+
+	if (folio_is_rfc(f))
+		rfc_add_new_anon(f, mm, exclusive);
+	else
+		legacy_add_new_anon(f, exclusive);
+	f->counted_nr_anon = true;	/* __folio_set_anon() */
+	take_refs(f, mm, (long)(nr >> level_order(arch, level)));
+	return 0;
+}
+
+/* __folio_add_anon_rmap() / __folio_add_file_rmap() */
+static int add_rmap(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level level,
+		    unsigned long page, unsigned long nr, bool exclusive)
+{
+	const unsigned int lorder = level_order(&f->ctx->arch, level);
+	int err = check_range(f, level, page, nr);
+
+	if (err)
+		return err;
+	fsim_spin_lock(&f->oracle_lock);
+	/* RMAP_EXCLUSIVE on a page that is already mapped: the kernel warns
+	 * ("PageAnonExclusive" with mapcount > 0). */
+	if (exclusive && oracle_any_mapped(&f->oracle, page, nr))
+		err = -EINVAL;
+	if (!err)
+		err = check_overflow(f, nr >> lorder, nr);
+	if (!err && exclusive)
+		err = reserve_anon_exclusive(f, nr, 1ul << lorder);
+	if (!err)
+		err = oracle_reserve(&f->oracle, mm->id, level, page, nr);
+	if (!err)
+		oracle_add(&f->oracle, mm->id, level, page, nr, 1ul << lorder);
+	fsim_spin_unlock(&f->oracle_lock);
+	if (err)
+		return err;
+
+	if (folio_is_rfc(f))
+		rfc_add_rmap(f, mm, level, page, nr);
+	else
+		legacy_add_rmap(f, level, page, nr);
+	if (exclusive)
+		anon_exclusive_set_range(f, page, nr, 1ul << lorder, true);
+	take_refs(f, mm, (long)(nr >> lorder));
+	return 0;
+}
+
+int fsim_folio_add_anon_rmap(struct fsim_folio *f, struct fsim_mm *mm,
+			     enum fsim_level level, unsigned long page,
+			     unsigned long nr, bool exclusive)
+{
+	if (!same_ctx(f, mm) || !folio_test_anon(f))
+		return -EINVAL;
+	return add_rmap(f, mm, level, page, nr, exclusive);
+}
+
+int fsim_folio_add_file_rmap(struct fsim_folio *f, struct fsim_mm *mm,
+			     enum fsim_level level, unsigned long page,
+			     unsigned long nr)
+{
+	if (!same_ctx(f, mm) || folio_test_anon(f))
+		return -EINVAL;
+	return add_rmap(f, mm, level, page, nr, false);
+}
+
+/* __folio_remove_rmap() */
+int fsim_folio_remove_rmap(struct fsim_folio *f, struct fsim_mm *mm,
+			   enum fsim_level level, unsigned long page,
+			   unsigned long nr)
+{
+	unsigned int lorder;
+	struct oracle_profile before = { 0, 0, 0 };
+	bool flag_before;
+	int err;
+
+	if (!same_ctx(f, mm))
+		return -EINVAL;
+	err = check_range(f, level, page, nr);
+	if (err)
+		return err;
+	lorder = level_order(&f->ctx->arch, level);
+	fsim_spin_lock(&f->oracle_lock);
+	if (!oracle_covers(&f->oracle, mm->id, level, page, nr, 1))
+		err = -EINVAL;	/* not mapped by this mm at this level */
+	if (!err)
+		err = oracle_reserve(&f->oracle, mm->id, level, page, nr);
+	if (!err && !f->ctx->concurrent)
+		err = oracle_profile(&f->oracle, &before);
+	if (!err)
+		oracle_remove(&f->oracle, mm->id, level, page, nr, 1ul << lorder);
+	fsim_spin_unlock(&f->oracle_lock);
+	if (err)
+		return err;
+
+	flag_before = atomic_load(&f->partially_mapped);
+	if (folio_is_rfc(f))
+		rfc_remove_rmap(f, mm, level, page, nr);
+	else
+		legacy_remove_rmap(f, level, page, nr);
+	put_refs(f, mm, (long)(nr >> lorder));
+	check_removal(f, flag_before, before.covered);
+	return 0;
+}
+
+/* __folio_try_dup_anon_rmap() / __folio_dup_file_rmap() */
+static int dup_rmap(struct fsim_folio *f, struct fsim_mm *dst, struct fsim_mm *src,
+		    enum fsim_level level, unsigned long page, unsigned long nr)
+{
+	const unsigned int lorder = level_order(&f->ctx->arch, level);
+	const unsigned long stride = 1ul << lorder;
+	bool maybe_pinned;
+	int err = check_range(f, level, page, nr);
+
+	if (err)
+		return err;
+	fsim_spin_lock(&f->oracle_lock);
+	if (!oracle_covers(&f->oracle, src->id, level, page, nr, 1))
+		err = -EINVAL;	/* the parent has no such entries to copy */
+	if (!err)
+		err = check_overflow(f, nr >> lorder, nr);
+	/* folio_needs_cow_for_dma(src_vma, folio) */
+	maybe_pinned = atomic_load(&src->has_pinned) && fsim_folio_maybe_dma_pinned(f);
+	if (!err && folio_test_anon(f) && maybe_pinned &&
+	    any_anon_exclusive(f, page, nr, stride))
+		err = -EBUSY;
+	if (!err && folio_test_anon(f))
+		err = reserve_anon_exclusive(f, nr, stride);
+	if (!err)
+		err = oracle_reserve(&f->oracle, dst->id, level, page, nr);
+	if (!err)
+		oracle_add(&f->oracle, dst->id, level, page, nr, stride);
+	fsim_spin_unlock(&f->oracle_lock);
+	if (err)
+		return err;
+
+	if (folio_is_rfc(f))
+		rfc_dup_rmap(f, dst, level, page, nr);
+	else
+		legacy_dup_rmap(f, level, page, nr);
+	take_refs(f, dst, (long)(nr >> lorder));
+	return 0;
+}
+
+int fsim_folio_try_dup_anon_rmap(struct fsim_folio *f, struct fsim_mm *dst,
+				 struct fsim_mm *src, enum fsim_level level,
+				 unsigned long page, unsigned long nr)
+{
+	if (!same_ctx(f, dst) || !same_ctx(f, src) || !folio_test_anon(f))
+		return -EINVAL;
+	return dup_rmap(f, dst, src, level, page, nr);
+}
+
+int fsim_folio_dup_file_rmap(struct fsim_folio *f, struct fsim_mm *dst,
+			     struct fsim_mm *src, enum fsim_level level,
+			     unsigned long page, unsigned long nr)
+{
+	if (!same_ctx(f, dst) || !same_ctx(f, src) || folio_test_anon(f))
+		return -EINVAL;
+	return dup_rmap(f, dst, src, level, page, nr);
+}
+
+/* try_grab_folio(FOLL_PIN): large folios count pins in _pincount and take
+ * one reference each; small ones take GUP_PIN_COUNTING_BIAS references. */
+int fsim_folio_pin(struct fsim_folio *f, struct fsim_mm *mm, unsigned int n)
+{
+	const uint64_t refs = folio_test_large(f) ? n : (uint64_t)n * GUP_PIN_COUNTING_BIAS;
+
+	if (!same_ctx(f, mm) || n == 0)
+		return -EINVAL;
+	fsim_spin_lock(&f->oracle_lock);
+	if ((uint64_t)atomic_read(&f->refcount) + refs > INT_MAX) {
+		fsim_spin_unlock(&f->oracle_lock);
+		return -EOVERFLOW;
+	}
+	if (folio_test_large(f))
+		atomic_add((int)n, &f->pincount);
+	atomic_add((int)refs, &f->refcount);
+	fsim_spin_unlock(&f->oracle_lock);
+	atomic_store(&mm->has_pinned, true);	/* MMF_HAS_PINNED */
+	return 0;
+}
+
+/* unpin_user_page() -> gup_put_folio(FOLL_PIN) */
+int fsim_folio_unpin(struct fsim_folio *f, unsigned int n)
+{
+	int err = 0;
+
+	if (!f || n == 0)
+		return -EINVAL;
+	fsim_spin_lock(&f->oracle_lock);
+	if ((unsigned int)fsim_folio_pincount(f) < n) {
+		err = -EINVAL;
+	} else if (folio_test_large(f)) {
+		atomic_sub((int)n, &f->pincount);
+		atomic_sub((int)n, &f->refcount);
+	} else {
+		atomic_sub((int)(n * GUP_PIN_COUNTING_BIAS), &f->refcount);
+	}
+	fsim_spin_unlock(&f->oracle_lock);
+	return err;
+}
+
+int fsim_folio_set_anon_exclusive(struct fsim_folio *f, unsigned long page,
+				  bool set)
+{
+	int err;
+
+	if (!f || !folio_test_anon(f) || page >= folio_nr_pages(f))
+		return -EINVAL;
+	err = reserve_anon_exclusive(f, 1, 1);
+	if (err)
+		return err;
+	anon_exclusive_set_range(f, page, 1, 1, set);
+	return 0;
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* The parsed form of scenario files, shared by the parser and executors. */
+#ifndef FOLIOSIM_SCENARIO_INTERNAL_H
+#define FOLIOSIM_SCENARIO_INTERNAL_H
+
+#include "foliosim/scenario.h"
+
+enum stmt_kind {
+	ST_MODE, ST_ARCH,
+	ST_MM, ST_MMDROP, ST_FOLIO, ST_NEW_ANON, ST_ADD, ST_REMOVE, ST_DUP,
+	ST_PIN, ST_UNPIN, ST_FREE,
+	ST_EXPECT,
+	ST_PROCESS, ST_PROC_OP,
+};
+
+/* key=value, key[i]=value or key[a:b]=value */
+struct arg {
+	char *key;
+	char *value;
+	bool indexed;
+	unsigned long lo, hi;	/* pages [lo, hi) when indexed */
+};
+
+struct stmt {
+	enum stmt_kind kind;
+	unsigned int line;
+	unsigned long repeat;	/* "repeat N": 1 when absent */
+	int expect_mode;	/* expect[legacy|rfc]: the mode, else -1 */
+	char **words;		/* positional tokens after the keyword */
+	size_t nwords;
+	struct arg *args;
+	size_t nargs;
+	int fails;		/* fails=E: -E, else 0 */
+};
+
+struct scenario {
+	char *name;
+	unsigned int line;
+	unsigned int modes;	/* bit FSIM_MODE_*; both by default */
+	struct fsim_arch arch;
+	struct stmt *stmts;
+	size_t nstmts;
+	char *error;		/* first parse error: "FILE:LINE: message" */
+	bool has_processes;
+};
+
+struct fsim_script {
+	char *file;
+	struct scenario *sc;
+	size_t n;
+};
+
+const struct arg *stmt_arg(const struct stmt *st, const char *key);
+
+/* Lexical helpers of the scenario language. */
+bool scn_is_ident(const char *s);
+bool scn_parse_uint(const char *s, unsigned long long *out);
+bool scn_parse_size(const char *s, unsigned long long *out);
+bool scn_parse_bool(const char *s, bool *out);
+int scn_parse_errno(const char *s);
+
+#endif /* FOLIOSIM_SCENARIO_INTERNAL_H */

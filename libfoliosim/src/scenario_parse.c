@@ -1,0 +1,882 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The scenario parser: lines to statements, with every check that needs no
+ * state (known statement, known keys, well-formed values, required keys).
+ * Names are resolved when the scenario runs.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "scenario_internal.h"
+
+#define MAX_TOKENS 64
+
+struct parser {
+	struct fsim_script *script;
+	struct scenario *cur;
+	unsigned int line;
+	char err[400];
+};
+
+static char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = malloc(n);
+
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
+static bool perr(struct parser *p, const char *fmt, ...)
+{
+	char msg[300];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	snprintf(p->err, sizeof(p->err), "%s:%u: %s", p->script->file, p->line, msg);
+	return false;
+}
+
+bool scn_is_ident(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_'))
+		return false;
+	for (s++; *s; s++)
+		if (!(isalnum((unsigned char)*s) || strchr("_.-", *s)))
+			return false;
+	return true;
+}
+
+/* Plain decimal integer, no sign. */
+bool scn_parse_uint(const char *s, unsigned long long *out)
+{
+	unsigned long long v = 0;
+
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s) || v > (ULLONG_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (unsigned long long)(*s - '0');
+	}
+	*out = v;
+	return true;
+}
+
+/* Sizes: decimal with an optional K, M or G suffix (powers of 1024). */
+bool scn_parse_size(const char *s, unsigned long long *out)
+{
+	char buf[32];
+	size_t n = strlen(s);
+	unsigned int shift = 0;
+	unsigned long long v;
+
+	if (!n || n >= sizeof(buf))
+		return false;
+	memcpy(buf, s, n + 1);
+	switch (buf[n - 1]) {
+	case 'K': shift = 10; break;
+	case 'M': shift = 20; break;
+	case 'G': shift = 30; break;
+	default: break;
+	}
+	if (shift)
+		buf[n - 1] = '\0';
+	if (!scn_parse_uint(buf, &v) || v > (ULLONG_MAX >> shift))
+		return false;
+	*out = v << shift;
+	return true;
+}
+
+bool scn_parse_bool(const char *s, bool *out)
+{
+	if (!strcmp(s, "yes"))
+		*out = true;
+	else if (!strcmp(s, "no"))
+		*out = false;
+	else
+		return false;
+	return true;
+}
+
+int scn_parse_errno(const char *s)
+{
+	static const struct { const char *name; int err; } names[] = {
+		{ "EBUSY", EBUSY }, { "EINVAL", EINVAL }, { "EOVERFLOW", EOVERFLOW },
+		{ "ENOSPC", ENOSPC },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i].name))
+			return -names[i].err;
+	return 0;
+}
+
+const struct arg *stmt_arg(const struct stmt *st, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < st->nargs; i++)
+		if (!st->args[i].indexed && !strcmp(st->args[i].key, key))
+			return &st->args[i];
+	return NULL;
+}
+
+/* Splits a line into blank-separated tokens, cutting at '#'. */
+static size_t tokenize(char *line, char **tok)
+{
+	size_t n = 0;
+	char *s = strchr(line, '#');
+
+	if (s)
+		*s = '\0';
+	s = line;
+	for (;;) {
+		while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\f' || *s == '\v')
+			s++;
+		if (!*s || n == MAX_TOKENS)
+			break;
+		tok[n++] = s;
+		while (*s && !strchr(" \t\r\f\v", *s))
+			s++;
+		if (*s)
+			*s++ = '\0';
+	}
+	return n;
+}
+
+/* key=value, key[i]=value, key[a:b]=value */
+static bool parse_arg(struct parser *p, const char *tok, struct arg *a)
+{
+	const char *eq = strchr(tok, '='), *br;
+	char key[64], idx[64];
+	unsigned long long lo, hi;
+	size_t klen;
+
+	memset(a, 0, sizeof(*a));
+	klen = (size_t)(eq - tok);
+	if (!klen || klen >= sizeof(key))
+		return perr(p, "bad argument '%s'", tok);
+	memcpy(key, tok, klen);
+	key[klen] = '\0';
+	br = strchr(key, '[');
+	if (br) {
+		size_t ilen = strlen(br + 1);
+		char *colon;
+
+		if (ilen < 2 || br[ilen] != ']' || ilen >= sizeof(idx))
+			return perr(p, "bad index in '%s'", tok);
+		memcpy(idx, br + 1, ilen - 1);
+		idx[ilen - 1] = '\0';
+		colon = strchr(idx, ':');
+		if (colon) {
+			*colon = '\0';
+			if (!scn_parse_uint(idx, &lo) || !scn_parse_uint(colon + 1, &hi) ||
+			    lo >= hi)
+				return perr(p, "bad page range in '%s'", tok);
+		} else {
+			if (!scn_parse_uint(idx, &lo))
+				return perr(p, "bad page index in '%s'", tok);
+			hi = lo + 1;
+		}
+		a->indexed = true;
+		a->lo = (unsigned long)lo;
+		a->hi = (unsigned long)hi;
+		key[br - key] = '\0';
+	}
+	if (!*key)
+		return perr(p, "bad argument '%s'", tok);
+	if (!eq[1])
+		return perr(p, "missing value in '%s'", tok);
+	a->key = xstrdup(key);
+	a->value = xstrdup(eq + 1);
+	if (!a->key || !a->value)
+		return perr(p, "out of memory");
+	return true;
+}
+
+/* Value kinds of keys. */
+enum vkind { V_UINT, V_SIZE, V_BOOL, V_IDENT, V_LEVEL, V_ERRNO, V_SLOT, V_SINT };
+
+struct keyspec {
+	const char *key;
+	enum vkind kind;
+	bool indexed;	/* takes [i] or [a:b] */
+	bool required;
+};
+
+static bool check_value(struct parser *p, const struct keyspec *ks, const struct arg *a)
+{
+	unsigned long long u;
+	bool b;
+	const char *v = a->value, *colon;
+
+	switch (ks->kind) {
+	case V_UINT:
+		if (!scn_parse_uint(v, &u))
+			return perr(p, "%s: '%s' is not a decimal number", a->key, v);
+		return true;
+	case V_SINT:
+		if (!scn_parse_uint(v[0] == '-' ? v + 1 : v, &u))
+			return perr(p, "%s: '%s' is not a number", a->key, v);
+		return true;
+	case V_SIZE:
+		if (!scn_parse_size(v, &u))
+			return perr(p, "%s: '%s' is not a size (N, NK, NM or NG)", a->key, v);
+		return true;
+	case V_BOOL:
+		if (!scn_parse_bool(v, &b))
+			return perr(p, "%s: '%s' is not yes or no", a->key, v);
+		return true;
+	case V_IDENT:
+		if (!scn_is_ident(v))
+			return perr(p, "%s: '%s' is not a name", a->key, v);
+		return true;
+	case V_LEVEL:
+		if (strcmp(v, "pte") && strcmp(v, "pmd") && strcmp(v, "pud"))
+			return perr(p, "level: '%s' is not pte, pmd or pud", v);
+		return true;
+	case V_ERRNO:
+		if (!scn_parse_errno(v))
+			return perr(p, "fails: '%s' is not EBUSY, EINVAL, EOVERFLOW or ENOSPC", v);
+		return true;
+	case V_SLOT:
+		colon = strchr(v, ':');
+		if (!strcmp(v, "none"))
+			return true;
+		if (colon) {
+			char name[64];
+			size_t n = (size_t)(colon - v);
+
+			if (n < sizeof(name)) {
+				memcpy(name, v, n);
+				name[n] = '\0';
+				if (scn_is_ident(name) && scn_parse_uint(colon + 1, &u))
+					return true;
+			}
+		}
+		return perr(p, "%s: '%s' is not M:count or none", a->key, v);
+	}
+	return true;
+}
+
+static const struct keyspec *find_key(const struct keyspec *ks, const char *key)
+{
+	for (; ks->key; ks++)
+		if (!strcmp(ks->key, key))
+			return ks;
+	return NULL;
+}
+
+/* Process-region keys carry a byte offset: kpagecount@8K. */
+static const struct keyspec *find_at_key(const struct keyspec *ks, const char *key,
+					 struct parser *p, bool *ok)
+{
+	const char *at = strchr(key, '@');
+	char base[64];
+	unsigned long long off;
+
+	*ok = true;
+	if (!at || (size_t)(at - key) >= sizeof(base))
+		return NULL;
+	memcpy(base, key, (size_t)(at - key));
+	base[at - key] = '\0';
+	if (strcmp(base, "kpagecount") && strcmp(base, "exclusive") &&
+	    strcmp(base, "order"))
+		return NULL;
+	if (!scn_parse_size(at + 1, &off)) {
+		*ok = perr(p, "%s: bad offset '%s'", key, at + 1);
+		return NULL;
+	}
+	return find_key(ks, base);
+}
+
+static bool check_args(struct parser *p, const struct stmt *st,
+		       const struct keyspec *ks, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < st->nargs; i++) {
+		const struct arg *a = &st->args[i];
+		const struct keyspec *k = find_key(ks, a->key);
+		bool ok = true;
+
+		if (!k && strchr(a->key, '@'))
+			k = find_at_key(ks, a->key, p, &ok);
+		if (!ok)
+			return false;
+		if (!k)
+			return perr(p, "unknown key '%s' for %s", a->key, what);
+		if (a->indexed != k->indexed)
+			return perr(p, k->indexed ? "key '%s' needs a page index: %s[i]=..."
+					          : "key '%s' takes no index", a->key, a->key);
+		if (!check_value(p, k, a))
+			return false;
+	}
+	for (; ks->key; ks++)
+		if (ks->required && !stmt_arg(st, ks->key))
+			return perr(p, "%s needs %s=", what, ks->key);
+	return true;
+}
+
+static const struct keyspec keys_arch[] = {
+	{ "bits", V_UINT, false, false }, { "page_shift", V_UINT, false, false },
+	{ "pmd_order", V_UINT, false, false }, { "pud_order", V_UINT, false, false },
+	{ NULL, 0, false, false } };
+static const struct keyspec keys_mm[] = {
+	{ "id", V_UINT, false, false }, { "fails", V_ERRNO, false, false },
+	{ NULL, 0, false, false } };
+static const struct keyspec keys_fails[] = {
+	{ "fails", V_ERRNO, false, false }, { NULL, 0, false, false } };
+static const struct keyspec keys_folio[] = {
+	{ "order", V_UINT, false, true }, { "fails", V_ERRNO, false, false },
+	{ NULL, 0, false, false } };
+static const struct keyspec keys_new_anon[] = {
+	{ "mm", V_IDENT, false, true }, { "exclusive", V_BOOL, false, false },
+	{ "fails", V_ERRNO, false, false }, { NULL, 0, false, false } };
+static const struct keyspec keys_add[] = {
+	{ "mm", V_IDENT, false, true }, { "level", V_LEVEL, false, true },
+	{ "page", V_UINT, false, true }, { "nr", V_UINT, false, true },
+	{ "exclusive", V_BOOL, false, false }, { "fails", V_ERRNO, false, false },
+	{ NULL, 0, false, false } };
+static const struct keyspec keys_remove[] = {
+	{ "mm", V_IDENT, false, true }, { "level", V_LEVEL, false, true },
+	{ "page", V_UINT, false, true }, { "nr", V_UINT, false, true },
+	{ "fails", V_ERRNO, false, false }, { NULL, 0, false, false } };
+static const struct keyspec keys_dup[] = {
+	{ "mm", V_IDENT, false, true }, { "src", V_IDENT, false, true },
+	{ "level", V_LEVEL, false, true }, { "page", V_UINT, false, true },
+	{ "nr", V_UINT, false, true }, { "fails", V_ERRNO, false, false },
+	{ NULL, 0, false, false } };
+static const struct keyspec keys_pin[] = {
+	{ "mm", V_IDENT, false, true }, { "n", V_UINT, false, false },
+	{ "fails", V_ERRNO, false, false }, { NULL, 0, false, false } };
+static const struct keyspec keys_unpin[] = {
+	{ "n", V_UINT, false, false }, { "fails", V_ERRNO, false, false },
+	{ NULL, 0, false, false } };
+
+static const struct keyspec scn_keys_expect_folio[] = {
+	{ "mapcount", V_UINT, false, false },
+	{ "total_mapped_pages", V_UINT, false, false },
+	{ "avg_mapcount", V_UINT, false, false },
+	{ "mapped", V_BOOL, false, false },
+	{ "maybe_shared", V_BOOL, false, false },
+	{ "partially_mapped", V_BOOL, false, false },
+	{ "true_mapcount", V_UINT, true, false },
+	{ "kpagecount", V_UINT, true, false },
+	{ "exclusive", V_BOOL, true, false },
+	{ "anon_exclusive", V_BOOL, true, false },
+	{ "mapmax", V_UINT, true, false },
+	{ "slot0", V_SLOT, false, false },
+	{ "slot1", V_SLOT, false, false },
+	{ "pincount", V_UINT, false, false },
+	{ "refcount", V_UINT, false, false },
+	{ "entire_mapcount", V_UINT, false, false },
+	{ "nr_pages_mapped", V_UINT, false, false },
+	{ "shared_bit", V_BOOL, false, false },
+	{ "deferred", V_BOOL, false, false },
+	{ NULL, 0, false, false } };
+static const struct keyspec keys_expect_stats[] = {
+	{ "anon_mapped", V_SINT, false, false }, { "file_mapped", V_SINT, false, false },
+	{ "anon_thps", V_SINT, false, false }, { "file_pmdmapped", V_SINT, false, false },
+	{ "shmem_pmdmapped", V_SINT, false, false }, { NULL, 0, false, false } };
+static const struct keyspec keys_expect_meminfo[] = {
+	{ "anon_pages_kb", V_SINT, false, false }, { NULL, 0, false, false } };
+static const struct keyspec keys_expect_thp[] = {
+	{ "order", V_UINT, false, false }, { "nr_anon", V_SINT, false, false },
+	{ "nr_anon_partially_mapped", V_SINT, false, false },
+	{ "split_deferred", V_SINT, false, false }, { NULL, 0, false, false } };
+static const struct keyspec keys_expect_vmstat[] = {
+	{ "thp_deferred_split_page", V_SINT, false, false }, { NULL, 0, false, false } };
+static const struct keyspec keys_expect_region[] = {
+	{ "rss_kb", V_UINT, false, false }, { "pss_kb", V_UINT, false, false },
+	{ "private_kb", V_UINT, false, false }, { "shared_kb", V_UINT, false, false },
+	{ "anon_huge_kb", V_UINT, false, false }, { "kpagecount", V_UINT, false, false },
+	{ "exclusive", V_BOOL, false, false }, { "order", V_UINT, false, false },
+	{ NULL, 0, false, false } };
+
+static const struct keyspec keys_mmap[] = {
+	{ "size", V_SIZE, false, true }, { "order", V_UINT, false, false },
+	{ NULL, 0, false, false } };
+static const struct keyspec keys_range_opt[] = {
+	{ "off", V_SIZE, false, false }, { "len", V_SIZE, false, false },
+	{ NULL, 0, false, false } };
+static const struct keyspec keys_range[] = {
+	{ "off", V_SIZE, false, true }, { "len", V_SIZE, false, true },
+	{ NULL, 0, false, false } };
+static const struct keyspec keys_none[] = { { NULL, 0, false, false } };
+
+struct stmt_spec {
+	const char *name;
+	enum stmt_kind kind;
+	size_t min_words, max_words;
+	const struct keyspec *keys;
+};
+
+static const struct stmt_spec stmt_specs[] = {
+	{ "mode", ST_MODE, 1, 1, keys_none },
+	{ "arch", ST_ARCH, 0, 0, keys_arch },
+	{ "mm", ST_MM, 1, 1, keys_mm },
+	{ "mmdrop", ST_MMDROP, 1, 1, keys_fails },
+	{ "folio", ST_FOLIO, 2, 3, keys_folio },
+	{ "new-anon", ST_NEW_ANON, 1, 1, keys_new_anon },
+	{ "add", ST_ADD, 1, 1, keys_add },
+	{ "remove", ST_REMOVE, 1, 1, keys_remove },
+	{ "dup", ST_DUP, 1, 1, keys_dup },
+	{ "pin", ST_PIN, 1, 1, keys_pin },
+	{ "unpin", ST_UNPIN, 1, 1, keys_unpin },
+	{ "free", ST_FREE, 1, 1, keys_fails },
+	{ "process", ST_PROCESS, 1, 1, keys_none },
+	{ NULL, 0, 0, 0, NULL } };
+
+/* Process operations: "P verb ...". */
+static const struct stmt_spec proc_specs[] = {
+	{ "mmap", ST_PROC_OP, 1, 2, keys_mmap },
+	{ "touch", ST_PROC_OP, 1, 1, keys_range_opt },
+	{ "read", ST_PROC_OP, 1, 1, keys_range_opt },
+	{ "fork", ST_PROC_OP, 1, 1, keys_none },
+	{ "munmap", ST_PROC_OP, 1, 1, keys_range },
+	{ "dontneed", ST_PROC_OP, 1, 1, keys_range },
+	{ "exit", ST_PROC_OP, 0, 0, keys_none },
+	{ NULL, 0, 0, 0, NULL } };
+
+static const struct stmt_spec *find_spec(const struct stmt_spec *s, const char *name)
+{
+	for (; s->name; s++)
+		if (!strcmp(s->name, name))
+			return s;
+	return NULL;
+}
+
+/* Is name a process declared so far in the current scenario? */
+static bool is_process(const struct scenario *sc, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sc->nstmts; i++) {
+		const struct stmt *st = &sc->stmts[i];
+
+		if (st->kind == ST_PROCESS && !strcmp(st->words[0], name))
+			return true;
+		if (st->kind == ST_PROC_OP && !strcmp(st->words[1], "fork") &&
+		    !strcmp(st->words[2], name))
+			return true;
+	}
+	return false;
+}
+
+static bool check_words(struct parser *p, const struct stmt *st, size_t first,
+			const struct stmt_spec *spec)
+{
+	size_t i, n = st->nwords - first;
+
+	if (n < spec->min_words || n > spec->max_words)
+		return perr(p, "'%s' takes %zu to %zu names, got %zu", spec->name,
+			    spec->min_words, spec->max_words, n);
+	for (i = first; i < st->nwords; i++)
+		if (!scn_is_ident(st->words[i]))
+			return perr(p, "'%s' is not a name", st->words[i]);
+	return true;
+}
+
+static bool check_expect_target(struct parser *p, struct stmt *st)
+{
+	const char *t;
+
+	if (st->nwords < 1)
+		return perr(p, "expect needs a target: a folio, stats, meminfo, thp, "
+			    "vmstat or PROCESS REGION");
+	t = st->words[0];
+	if (!strcmp(t, "stats"))
+		return st->nwords == 1 && check_args(p, st, keys_expect_stats, "expect stats");
+	if (!strcmp(t, "meminfo"))
+		return st->nwords == 1 && check_args(p, st, keys_expect_meminfo, "expect meminfo");
+	if (!strcmp(t, "thp"))
+		return st->nwords == 1 && check_args(p, st, keys_expect_thp, "expect thp");
+	if (!strcmp(t, "vmstat"))
+		return st->nwords == 1 && check_args(p, st, keys_expect_vmstat, "expect vmstat");
+	if (st->nwords == 2) {
+		if (!is_process(p->cur, t))
+			return perr(p, "expect %s %s: %s is not a process", t,
+				    st->words[1], t);
+		p->cur->has_processes = true;
+		return check_args(p, st, keys_expect_region, "expect PROCESS REGION");
+	}
+	if (st->nwords != 1)
+		return perr(p, "expect takes one target");
+	if (!scn_is_ident(t))
+		return perr(p, "'%s' is not a name", t);
+	if (!st->nargs)
+		return perr(p, "expect %s: nothing to compare", t);
+	return check_args(p, st, scn_keys_expect_folio, "expect FOLIO");
+}
+
+static bool parse_arch(struct parser *p, struct stmt *st)
+{
+	static const char *const keys[] = { "bits", "page_shift", "pmd_order", "pud_order" };
+	struct fsim_arch a = p->cur->arch;
+	unsigned int *field[] = { &a.bits, &a.page_shift, &a.pmd_order, &a.pud_order };
+	unsigned long long v;
+	size_t i;
+
+	if (!check_args(p, st, keys_arch, "arch"))
+		return false;
+	for (i = 0; i < p->cur->nstmts; i++)
+		if (p->cur->stmts[i].kind != ST_MODE && p->cur->stmts[i].kind != ST_ARCH)
+			return perr(p, "arch must come before the scenario's other statements");
+	for (i = 0; i < 4; i++) {
+		const struct arg *arg = stmt_arg(st, keys[i]);
+
+		if (arg && scn_parse_uint(arg->value, &v))
+			*field[i] = v > 64 ? 65 : (unsigned int)v;
+	}
+	if (fsim_arch_validate(&a))
+		return perr(p, "arch: bits must be 32 or 64, page_shift 10..16, "
+			    "1 <= pmd_order < pud_order <= 30");
+	p->cur->arch = a;
+	return true;
+}
+
+static bool parse_statement(struct parser *p, char **tok, size_t ntok,
+			    struct stmt *st, bool nested);
+
+static bool parse_tokens_into(struct parser *p, char **tok, size_t ntok,
+			      size_t first_arg, struct stmt *st)
+{
+	size_t i;
+
+	for (i = first_arg; i < ntok; i++) {
+		if (strchr(tok[i], '=')) {
+			struct arg a;
+			void *mem;
+
+			if (!parse_arg(p, tok[i], &a))
+				return false;
+			mem = realloc(st->args, (st->nargs + 1) * sizeof(*st->args));
+			if (!mem) {
+				free(a.key);
+				free(a.value);
+				return perr(p, "out of memory");
+			}
+			st->args = mem;
+			st->args[st->nargs++] = a;
+		} else {
+			void *mem;
+
+			mem = realloc(st->words, (st->nwords + 1) * sizeof(*st->words));
+			if (!mem)
+				return perr(p, "out of memory");
+			st->words = mem;
+			st->words[st->nwords] = xstrdup(tok[i]);
+			if (!st->words[st->nwords++])
+				return perr(p, "out of memory");
+		}
+	}
+	return true;
+}
+
+static bool parse_statement(struct parser *p, char **tok, size_t ntok,
+			    struct stmt *st, bool nested)
+{
+	const struct stmt_spec *spec;
+	const struct arg *fails;
+	unsigned long long n;
+
+	st->line = p->line;
+	st->repeat = 1;
+	st->expect_mode = -1;
+	if (!strcmp(tok[0], "repeat")) {
+		if (nested)
+			return perr(p, "repeat cannot be nested");
+		if (ntok < 3 || !scn_parse_uint(tok[1], &n) || n == 0)
+			return perr(p, "usage: repeat N STATEMENT (N >= 1)");
+		if (!parse_statement(p, tok + 2, ntok - 2, st, true))
+			return false;
+		if (st->kind == ST_MODE || st->kind == ST_ARCH || st->kind == ST_PROCESS)
+			return perr(p, "'%s' cannot be repeated", tok[2]);
+		st->repeat = (unsigned long)n;
+		return true;
+	}
+	if (!strncmp(tok[0], "expect", 6)) {
+		const char *m = tok[0] + 6;
+
+		if (!strcmp(m, "[legacy]"))
+			st->expect_mode = FSIM_MODE_LEGACY;
+		else if (!strcmp(m, "[rfc]"))
+			st->expect_mode = FSIM_MODE_RFC;
+		else if (*m && strcmp(m, "[any]"))
+			return perr(p, "unknown statement '%s'", tok[0]);
+		st->kind = ST_EXPECT;
+		return parse_tokens_into(p, tok, ntok, 1, st) &&
+		       check_expect_target(p, st);
+	}
+	spec = find_spec(stmt_specs, tok[0]);
+	if (!spec && is_process(p->cur, tok[0])) {
+		if (ntok < 2 || !(spec = find_spec(proc_specs, tok[1])))
+			return perr(p, "unknown process operation '%s'",
+				    ntok < 2 ? "" : tok[1]);
+		st->kind = ST_PROC_OP;
+		p->cur->has_processes = true;
+		if (!parse_tokens_into(p, tok, ntok, 0, st))
+			return false;
+		if (!check_words(p, st, 2, spec))
+			return false;
+		if (!strcmp(tok[1], "mmap") && st->nwords == 4 &&
+		    strcmp(st->words[3], "anon") && strcmp(st->words[3], "shmem"))
+			return perr(p, "mmap: '%s' is not anon or shmem", st->words[3]);
+		return check_args(p, st, spec->keys, tok[1]);
+	}
+	if (!spec)
+		return perr(p, "unknown statement '%s'", tok[0]);
+	st->kind = spec->kind;
+	if (!parse_tokens_into(p, tok, ntok, 1, st))
+		return false;
+	if (st->kind == ST_MODE) {
+		if (st->nwords != 1 || (strcmp(st->words[0], "legacy") &&
+		    strcmp(st->words[0], "rfc") && strcmp(st->words[0], "any")))
+			return perr(p, "usage: mode legacy|rfc|any");
+		return true;
+	}
+	if (st->kind == ST_ARCH)
+		return st->nwords == 0 ? parse_arch(p, st) : perr(p, "arch takes key=value only");
+	if (!check_words(p, st, 0, spec) || !check_args(p, st, spec->keys, spec->name))
+		return false;
+	if (st->kind == ST_FOLIO) {
+		const char *k = st->words[1];
+		bool shm = st->nwords == 3 && !strcmp(st->words[2], "shmem");
+
+		if ((strcmp(k, "anon") && strcmp(k, "file") && strcmp(k, "shmem")) ||
+		    (st->nwords == 3 && (!shm || strcmp(k, "file"))))
+			return perr(p, "usage: folio F order=N anon|file [shmem]");
+	}
+	if (st->kind == ST_PROCESS)
+		p->cur->has_processes = true;
+	fails = stmt_arg(st, "fails");
+	if (fails)
+		st->fails = scn_parse_errno(fails->value);
+	return true;
+}
+
+static void stmt_free(struct stmt *st)
+{
+	size_t i;
+
+	for (i = 0; i < st->nwords; i++)
+		free(st->words[i]);
+	for (i = 0; i < st->nargs; i++) {
+		free(st->args[i].key);
+		free(st->args[i].value);
+	}
+	free(st->words);
+	free(st->args);
+}
+
+static bool new_scenario(struct parser *p, const char *name)
+{
+	struct fsim_script *s = p->script;
+	void *mem = realloc(s->sc, (s->n + 1) * sizeof(*s->sc));
+	struct scenario *sc;
+
+	if (!mem)
+		return false;
+	s->sc = mem;
+	sc = &s->sc[s->n++];
+	memset(sc, 0, sizeof(*sc));
+	sc->name = xstrdup(name);
+	sc->line = p->line;
+	sc->modes = (1u << FSIM_MODE_LEGACY) | (1u << FSIM_MODE_RFC);
+	sc->arch = FSIM_ARCH_X86_64;
+	p->cur = sc;
+	return sc->name != NULL;
+}
+
+static void parse_line(struct parser *p, char *line)
+{
+	char *tok[MAX_TOKENS + 1];
+	size_t ntok = tokenize(line, tok);
+	struct stmt st;
+	void *mem;
+
+	if (!ntok)
+		return;
+	if (!strcmp(tok[0], "scenario")) {
+		bool ok = ntok == 2 && scn_is_ident(tok[1]);
+
+		if (!new_scenario(p, ok ? tok[1] : "(unnamed)"))
+			return;
+		if (!ok)
+			perr(p, "usage: scenario NAME");
+		if (!ok && !p->cur->error)
+			p->cur->error = xstrdup(p->err);
+		return;
+	}
+	if (!p->cur) {
+		new_scenario(p, "(before-first-scenario)");
+		if (!p->cur)
+			return;
+		perr(p, "'%s' outside a scenario: a file starts with 'scenario NAME'",
+		     tok[0]);
+		p->cur->error = xstrdup(p->err);
+	}
+	if (p->cur->error)
+		return;		/* the scenario already failed to parse */
+	if (ntok == MAX_TOKENS) {
+		perr(p, "more than %d tokens on a line", MAX_TOKENS - 1);
+		p->cur->error = xstrdup(p->err);
+		return;
+	}
+	memset(&st, 0, sizeof(st));
+	if (!parse_statement(p, tok, ntok, &st, false)) {
+		stmt_free(&st);
+		p->cur->error = xstrdup(p->err);
+		return;
+	}
+	if (st.kind == ST_MODE) {
+		const char *m = st.words[0];
+
+		p->cur->modes = !strcmp(m, "legacy") ? 1u << FSIM_MODE_LEGACY :
+				!strcmp(m, "rfc") ? 1u << FSIM_MODE_RFC :
+				(1u << FSIM_MODE_LEGACY) | (1u << FSIM_MODE_RFC);
+	}
+	mem = realloc(p->cur->stmts, (p->cur->nstmts + 1) * sizeof(st));
+	if (!mem) {
+		stmt_free(&st);
+		perr(p, "out of memory");
+		p->cur->error = xstrdup(p->err);
+		return;
+	}
+	p->cur->stmts = mem;
+	p->cur->stmts[p->cur->nstmts++] = st;
+}
+
+int fsim_script_parse(const char *name, const char *text, size_t len,
+		      struct fsim_script **out)
+{
+	struct parser p;
+	size_t pos = 0;
+	char *line;
+
+	memset(&p, 0, sizeof(p));
+	p.script = calloc(1, sizeof(*p.script));
+	if (!p.script)
+		return -ENOMEM;
+	p.script->file = xstrdup(name ? name : "<input>");
+	line = malloc(len + 1);
+	if (!p.script->file || !line) {
+		free(line);
+		fsim_script_free(p.script);
+		return -ENOMEM;
+	}
+	while (pos < len) {
+		size_t end = pos;
+
+		while (end < len && text[end] != '\n')
+			end++;
+		memcpy(line, text + pos, end - pos);
+		line[end - pos] = '\0';
+		/* A NUL byte inside a line is not text. */
+		p.line++;
+		if (memchr(text + pos, '\0', end - pos)) {
+			if (p.cur && !p.cur->error) {
+				perr(&p, "binary data (NUL byte)");
+				p.cur->error = xstrdup(p.err);
+			}
+		} else {
+			parse_line(&p, line);
+		}
+		pos = end + 1;
+	}
+	free(line);
+	*out = p.script;
+	return 0;
+}
+
+int fsim_script_load(const char *path, struct fsim_script **out, char *err,
+		     size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+	int ret;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return ret;
+	}
+	do {
+		if (len + 4096 > cap) {
+			char *mem = realloc(buf, cap = cap ? 2 * cap : 8192);
+
+			if (!mem) {
+				free(buf);
+				fclose(f);
+				snprintf(err, errlen, "%s: out of memory", path);
+				return -ENOMEM;
+			}
+			buf = mem;
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+	} while (n > 0);
+	if (ferror(f)) {
+		ret = -EIO;
+		snprintf(err, errlen, "%s: read error", path);
+		free(buf);
+		fclose(f);
+		return ret;
+	}
+	fclose(f);
+	ret = fsim_script_parse(path, buf ? buf : "", len, out);
+	if (ret)
+		snprintf(err, errlen, "%s: out of memory", path);
+	free(buf);
+	return ret;
+}
+
+void fsim_script_free(struct fsim_script *s)
+{
+	size_t i, j;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->n; i++) {
+		for (j = 0; j < s->sc[i].nstmts; j++)
+			stmt_free(&s->sc[i].stmts[j]);
+		free(s->sc[i].stmts);
+		free(s->sc[i].name);
+		free(s->sc[i].error);
+	}
+	free(s->sc);
+	free(s->file);
+	free(s);
+}
+
+size_t fsim_script_count(const struct fsim_script *s)
+{
+	return s->n;
+}
+
+const char *fsim_script_name(const struct fsim_script *s, size_t i)
+{
+	return i < s->n ? s->sc[i].name : NULL;
+}
+
+bool fsim_script_runs_in(const struct fsim_script *s, size_t i, enum fsim_mode mode)
+{
+	return i < s->n && (s->sc[i].modes >> mode) & 1;
+}
+
+bool fsim_script_has_processes(const struct fsim_script *s, size_t i)
+{
+	return i < s->n && s->sc[i].has_processes;
+}

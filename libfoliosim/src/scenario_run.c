@@ -1,0 +1,651 @@
+// SPDX-License-Identifier: MIT
+/* Running a parsed scenario in the model: rmap statements, `fails=`,
+ * expectations, the invariant check after every statement, the trace. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "scenario_internal.h"
+
+
+struct sym {
+	char *name;
+	bool is_folio;
+	void *obj;		/* struct fsim_mm * or struct fsim_folio * */
+	bool dead;		/* freed / dropped */
+};
+
+struct run {
+	const struct fsim_script *script;
+	const struct scenario *sc;
+	const struct fsim_run_options *opts;
+	struct fsim_ctx *ctx;
+	struct sym *syms;
+	size_t nsyms;
+	struct fsim_result *res;
+	const struct stmt *st;
+	/* Counter values at the start, for thp/vmstat deltas. */
+	int64_t thp0[32][FSIM_THP_NR_COUNTERS];
+	uint64_t split0;
+};
+
+static bool fail(struct run *r, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	r->res->outcome = FSIM_FAIL;
+	snprintf(r->res->message, sizeof(r->res->message), "%s:%u: %s",
+		 r->script->file, r->st ? r->st->line : r->sc->line, msg);
+	return false;
+}
+
+static struct sym *lookup(struct run *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < r->nsyms; i++)
+		if (!strcmp(r->syms[i].name, name))
+			return &r->syms[i];
+	return NULL;
+}
+
+static bool declare(struct run *r, const char *name, bool is_folio, void *obj)
+{
+	struct sym *s = lookup(r, name);
+	void *mem;
+
+	if (s && !s->dead)
+		return fail(r, "'%s' is already declared", name);
+	if (s) {	/* a freed name may be declared again */
+		s->is_folio = is_folio;
+		s->obj = obj;
+		s->dead = false;
+		return true;
+	}
+	mem = realloc(r->syms, (r->nsyms + 1) * sizeof(*r->syms));
+	if (!mem)
+		return fail(r, "out of memory");
+	r->syms = mem;
+	s = &r->syms[r->nsyms++];
+	s->name = malloc(strlen(name) + 1);
+	if (!s->name)
+		return fail(r, "out of memory");
+	strcpy(s->name, name);
+	s->is_folio = is_folio;
+	s->obj = obj;
+	s->dead = false;
+	return true;
+}
+
+static struct fsim_mm *get_mm(struct run *r, const char *name)
+{
+	struct sym *s = lookup(r, name);
+
+	if (!s || s->is_folio) {
+		fail(r, s ? "'%s' is a folio, not an mm" : "unknown mm '%s'", name);
+		return NULL;
+	}
+	if (s->dead) {
+		fail(r, "mm '%s' was dropped", name);
+		return NULL;
+	}
+	return s->obj;
+}
+
+static struct fsim_folio *get_folio(struct run *r, const char *name)
+{
+	struct sym *s = lookup(r, name);
+
+	if (!s || !s->is_folio) {
+		fail(r, s ? "'%s' is an mm, not a folio" : "unknown folio '%s'", name);
+		return NULL;
+	}
+	if (s->dead) {
+		fail(r, "folio '%s' was freed", name);
+		return NULL;
+	}
+	return s->obj;
+}
+
+static const char *mm_name(struct run *r, unsigned int id, char *buf, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < r->nsyms; i++)
+		if (!r->syms[i].is_folio && !r->syms[i].dead &&
+		    fsim_mm_id(r->syms[i].obj) == id)
+			return r->syms[i].name;
+	snprintf(buf, len, "#%u", id);
+	return buf;
+}
+
+static unsigned long num(const struct stmt *st, const char *key, unsigned long dflt)
+{
+	const struct arg *a = stmt_arg(st, key);
+	unsigned long long v;
+
+	if (!a || !scn_parse_uint(a->value, &v))
+		return dflt;
+	return v > ULONG_MAX ? ULONG_MAX : (unsigned long)v;
+}
+
+static bool flag(const struct stmt *st, const char *key, bool dflt)
+{
+	const struct arg *a = stmt_arg(st, key);
+	bool v;
+
+	if (!a || !scn_parse_bool(a->value, &v))
+		return dflt;
+	return v;
+}
+
+static enum fsim_level level_of(const struct stmt *st)
+{
+	const char *v = stmt_arg(st, "level")->value;
+
+	return !strcmp(v, "pud") ? FSIM_LEVEL_PUD :
+	       !strcmp(v, "pmd") ? FSIM_LEVEL_PMD : FSIM_LEVEL_PTE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Rmap statements                                                     */
+/* ------------------------------------------------------------------ */
+
+/* Executes one rmap statement once; returns the call's result (0/-E) or
+ * 1 after a scenario error already recorded by fail(). */
+static int exec_rmap(struct run *r, const struct stmt *st, struct fsim_folio **touched)
+{
+	struct fsim_folio *f = NULL;
+	struct fsim_mm *mm, *src;
+	int err;
+
+	*touched = NULL;
+	switch (st->kind) {
+	case ST_MM:
+		err = fsim_mm_create(r->ctx, (unsigned int)num(st, "id", 0), &mm);
+		if (!err && !declare(r, st->words[0], false, mm))
+			return 1;
+		return err;
+	case ST_MMDROP: {
+		struct sym *s = lookup(r, st->words[0]);
+
+		if (!get_mm(r, st->words[0]))
+			return 1;
+		err = fsim_mm_destroy(s->obj);
+		if (!err)
+			s->dead = true;
+		return err;
+	}
+	case ST_FOLIO: {
+		const char *k = st->words[1];
+		enum fsim_kind kind = !strcmp(k, "anon") ? FSIM_KIND_ANON :
+				      !strcmp(k, "shmem") || st->nwords == 3 ?
+				      FSIM_KIND_SHMEM : FSIM_KIND_FILE;
+
+		err = fsim_folio_create(r->ctx, (unsigned int)num(st, "order", 0), kind, &f);
+		if (!err && !declare(r, st->words[0], true, f))
+			return 1;
+		*touched = f;
+		return err;
+	}
+	default:
+		break;
+	}
+	f = get_folio(r, st->words[0]);
+	if (!f)
+		return 1;
+	*touched = f;
+	switch (st->kind) {
+	case ST_NEW_ANON:
+		if (!(mm = get_mm(r, stmt_arg(st, "mm")->value)))
+			return 1;
+		return fsim_folio_add_new_anon_rmap(f, mm, flag(st, "exclusive", true));
+	case ST_ADD:
+		if (!(mm = get_mm(r, stmt_arg(st, "mm")->value)))
+			return 1;
+		if (fsim_folio_kind(f) == FSIM_KIND_ANON)
+			return fsim_folio_add_anon_rmap(f, mm, level_of(st), num(st, "page", 0),
+							num(st, "nr", 0),
+							flag(st, "exclusive", false));
+		if (stmt_arg(st, "exclusive") && flag(st, "exclusive", false))
+			return -EINVAL;	/* RMAP_EXCLUSIVE is for anon folios */
+		return fsim_folio_add_file_rmap(f, mm, level_of(st), num(st, "page", 0),
+						num(st, "nr", 0));
+	case ST_REMOVE:
+		if (!(mm = get_mm(r, stmt_arg(st, "mm")->value)))
+			return 1;
+		return fsim_folio_remove_rmap(f, mm, level_of(st), num(st, "page", 0),
+					      num(st, "nr", 0));
+	case ST_DUP:
+		if (!(mm = get_mm(r, stmt_arg(st, "mm")->value)) ||
+		    !(src = get_mm(r, stmt_arg(st, "src")->value)))
+			return 1;
+		if (fsim_folio_kind(f) == FSIM_KIND_ANON)
+			return fsim_folio_try_dup_anon_rmap(f, mm, src, level_of(st),
+							    num(st, "page", 0), num(st, "nr", 0));
+		return fsim_folio_dup_file_rmap(f, mm, src, level_of(st),
+						num(st, "page", 0), num(st, "nr", 0));
+	case ST_PIN:
+		if (!(mm = get_mm(r, stmt_arg(st, "mm")->value)))
+			return 1;
+		return fsim_folio_pin(f, mm, (unsigned int)num(st, "n", 1));
+	case ST_UNPIN:
+		return fsim_folio_unpin(f, (unsigned int)num(st, "n", 1));
+	case ST_FREE: {
+		struct fsim_violation v;
+
+		err = fsim_folio_free(f);
+		if (err == -EFAULT) {
+			folio_free_checks(f, &v);
+			fail(r, "free %s: %s: %s", st->words[0], v.invariant, v.detail);
+			return 1;
+		}
+		if (!err) {
+			lookup(r, st->words[0])->dead = true;
+			*touched = NULL;
+		}
+		return err;
+	}
+	default:
+		return fail(r, "internal: not an rmap statement"), 1;
+	}
+}
+
+/* Runs an rmap statement (repeat times) with its `fails=` contract. */
+static bool run_rmap(struct run *r, const struct stmt *st, struct fsim_folio **touched)
+{
+	unsigned long i;
+
+	for (i = 0; i < st->repeat; i++) {
+		struct fsim_folio *f = NULL;
+		uint64_t before = 0;
+		int err;
+
+		if (st->fails && st->kind != ST_MM && st->kind != ST_MMDROP &&
+		    st->kind != ST_FOLIO) {
+			struct sym *s = lookup(r, st->words[0]);
+
+			if (s && s->is_folio && !s->dead)
+				before = fsim_folio_state_digest(s->obj);
+		}
+		err = exec_rmap(r, st, &f);
+		if (err == 1)
+			return false;
+		*touched = f;
+		if (!st->fails && err)
+			return fail(r, "the call was refused with %s", fsim_errname(err));
+		if (st->fails && !err)
+			return fail(r, "expected the call to fail with %s, it succeeded",
+				    fsim_errname(st->fails));
+		if (st->fails && err != st->fails)
+			return fail(r, "expected the call to fail with %s, it failed with %s",
+				    fsim_errname(st->fails), fsim_errname(err));
+		if (st->fails && f && fsim_folio_state_digest(f) != before)
+			return fail(r, "the refused call changed the folio's state");
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Expectations                                                        */
+/* ------------------------------------------------------------------ */
+
+static const char *yn(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+static void slot_value(struct run *r, struct fsim_folio *f, int idx, char *buf, size_t len)
+{
+	struct fsim_slot s[2];
+	char tmp[24];
+
+	if (fsim_folio_slots(f, s, NULL) || s[idx].mm_id == 0) {
+		snprintf(buf, len, "none");
+		return;
+	}
+	snprintf(buf, len, "%s:%d", mm_name(r, s[idx].mm_id, tmp, sizeof(tmp)),
+		 s[idx].mapcount);
+}
+
+/* The value of a folio key (for page `page` if indexed), as text.  Returns
+ * false (after fail()) when the key makes no sense here. */
+static bool folio_value(struct run *r, struct fsim_folio *f, const char *key,
+			unsigned long page, char *buf, size_t len)
+{
+	const bool rfc = fsim_ctx_mode(r->ctx) == FSIM_MODE_RFC;
+	bool shared;
+	struct fsim_slot s[2];
+
+	if (!strcmp(key, "mapcount"))
+		snprintf(buf, len, "%d", fsim_folio_mapcount(f));
+	else if (!strcmp(key, "total_mapped_pages"))
+		snprintf(buf, len, "%" PRIu64, fsim_folio_total_mapped_pages(f));
+	else if (!strcmp(key, "avg_mapcount"))
+		snprintf(buf, len, "%lu", fsim_folio_average_page_mapcount(f));
+	else if (!strcmp(key, "mapped"))
+		snprintf(buf, len, "%s", yn(fsim_folio_mapped(f)));
+	else if (!strcmp(key, "maybe_shared"))
+		snprintf(buf, len, "%s", yn(fsim_folio_maybe_mapped_shared(f)));
+	else if (!strcmp(key, "partially_mapped"))
+		snprintf(buf, len, "%s", yn(fsim_folio_partially_mapped(f)));
+	else if (!strcmp(key, "deferred"))
+		snprintf(buf, len, "%s", yn(fsim_folio_on_deferred_split(f)));
+	else if (!strcmp(key, "pincount"))
+		snprintf(buf, len, "%d", fsim_folio_pincount(f));
+	else if (!strcmp(key, "refcount"))
+		snprintf(buf, len, "%d", fsim_folio_refcount(f));
+	else if (!strcmp(key, "true_mapcount"))
+		snprintf(buf, len, "%" PRIu64, fsim_oracle_true_mapcount(f, page));
+	else if (!strcmp(key, "kpagecount"))
+		snprintf(buf, len, "%" PRIu64, fsim_kpagecount(f, page));
+	else if (!strcmp(key, "exclusive"))
+		snprintf(buf, len, "%s", yn(fsim_pagemap_exclusive(f, page)));
+	else if (!strcmp(key, "anon_exclusive"))
+		snprintf(buf, len, "%s", yn(fsim_folio_anon_exclusive(f, page)));
+	else if (!strcmp(key, "mapmax"))
+		snprintf(buf, len, "%lu", fsim_numa_mapmax(f, page));
+	else if (!strcmp(key, "slot0") || !strcmp(key, "slot1") ||
+		 !strcmp(key, "shared_bit")) {
+		if (!rfc)
+			return fail(r, "%s: legacy mode has no mm slots (use expect[rfc])", key);
+		if (!strcmp(key, "shared_bit")) {
+			if (fsim_folio_slots(f, s, &shared))
+				shared = false;
+			snprintf(buf, len, "%s", yn(shared));
+		} else {
+			slot_value(r, f, key[4] - '0', buf, len);
+		}
+	} else if (!strcmp(key, "entire_mapcount") || !strcmp(key, "nr_pages_mapped")) {
+		if (rfc)
+			return fail(r, "%s: a 6.12 counter the RFC removes (use expect[legacy])",
+				    key);
+		snprintf(buf, len, "%d", key[0] == 'e' ? fsim_folio_entire_mapcount(f)
+						      : fsim_folio_nr_pages_mapped(f));
+	} else {
+		return fail(r, "unknown folio key '%s'", key);
+	}
+	return true;
+}
+
+static bool compare(struct run *r, const char *key, const char *want, const char *got)
+{
+	if (!strcmp(want, got))
+		return true;
+	return fail(r, "expected %s=%s, got %s", key, want, got);
+}
+
+static bool expect_folio(struct run *r, const struct stmt *st)
+{
+	struct fsim_folio *f = get_folio(r, st->words[0]);
+	char got[64], key[96];
+	size_t i;
+
+	if (!f)
+		return false;
+	for (i = 0; i < st->nargs; i++) {
+		const struct arg *a = &st->args[i];
+		unsigned long p;
+
+		if (!a->indexed) {
+			if (!folio_value(r, f, a->key, 0, got, sizeof(got)) ||
+			    !compare(r, a->key, a->value, got))
+				return false;
+			continue;
+		}
+		if (a->hi > fsim_folio_nr_pages(f))
+			return fail(r, "%s[%lu:%lu]: the folio has %lu pages", a->key,
+				    a->lo, a->hi, fsim_folio_nr_pages(f));
+		for (p = a->lo; p < a->hi; p++) {
+			if (!folio_value(r, f, a->key, p, got, sizeof(got)))
+				return false;
+			if (strcmp(a->value, got)) {
+				snprintf(key, sizeof(key), "%s[%lu]", a->key, p);
+				return compare(r, key, a->value, got);
+			}
+		}
+	}
+	return true;
+}
+
+static bool expect_counter(struct run *r, const char *key, const char *want, int64_t got)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof(buf), "%lld", (long long)got);
+	return compare(r, key, want, buf);
+}
+
+static bool expect_stats(struct run *r, const struct stmt *st)
+{
+	size_t i;
+	int s;
+
+	for (i = 0; i < st->nargs; i++) {
+		for (s = 0; s < FSIM_NR_STATS; s++)
+			if (!strcmp(st->args[i].key, fsim_stat_name((enum fsim_stat)s)))
+				break;
+		if (!expect_counter(r, st->args[i].key, st->args[i].value,
+				    fsim_ctx_stat(r->ctx, (enum fsim_stat)s)))
+			return false;
+	}
+	return true;
+}
+
+static bool expect_thp(struct run *r, const struct stmt *st)
+{
+	static const char *const names[] = { "nr_anon", "nr_anon_partially_mapped",
+					     "split_deferred" };
+	unsigned int order = (unsigned int)num(st, "order", fsim_ctx_arch(r->ctx)->pmd_order);
+	size_t i;
+	int c;
+
+	if (order < 1 || order > fsim_ctx_arch(r->ctx)->pmd_order)
+		return fail(r, "thp: order %u has no per-size counters (1..%u)", order,
+			    fsim_ctx_arch(r->ctx)->pmd_order);
+	for (i = 0; i < st->nargs; i++) {
+		if (!strcmp(st->args[i].key, "order"))
+			continue;
+		for (c = 0; c < FSIM_THP_NR_COUNTERS; c++)
+			if (!strcmp(st->args[i].key, names[c]))
+				break;
+		if (!expect_counter(r, st->args[i].key, st->args[i].value,
+				    fsim_ctx_thp_counter(r->ctx, order,
+							 (enum fsim_thp_counter)c) -
+				    r->thp0[order][c]))
+			return false;
+	}
+	return true;
+}
+
+static bool run_expect(struct run *r, const struct stmt *st)
+{
+	const char *t = st->words[0];
+
+	if (st->expect_mode >= 0 && st->expect_mode != (int)fsim_ctx_mode(r->ctx))
+		return true;
+	if (!strcmp(t, "stats"))
+		return expect_stats(r, st);
+	if (!strcmp(t, "thp"))
+		return expect_thp(r, st);
+	if (!strcmp(t, "vmstat"))
+		return expect_counter(r, "thp_deferred_split_page", st->args[0].value,
+				      (int64_t)(fsim_ctx_thp_deferred_split_page(r->ctx) -
+						r->split0));
+	if (!strcmp(t, "meminfo") || st->nwords == 2)
+		return fail(r, "process-level expectations need process statements, "
+			    "which this build of the checker does not run yet");
+	return expect_folio(r, st);
+}
+
+/* ------------------------------------------------------------------ */
+/* The trace of `foliosim run`                                         */
+/* ------------------------------------------------------------------ */
+
+static void trace_statement(struct run *r, const struct stmt *st)
+{
+	size_t i;
+
+	fprintf(r->opts->trace, "%4u  %s", st->line, st->repeat > 1 ? "repeat " : "");
+	if (st->repeat > 1)
+		fprintf(r->opts->trace, "%lu ", st->repeat);
+	switch (st->kind) {
+	case ST_MM: fputs("mm", r->opts->trace); break;
+	case ST_MMDROP: fputs("mmdrop", r->opts->trace); break;
+	case ST_FOLIO: fputs("folio", r->opts->trace); break;
+	case ST_NEW_ANON: fputs("new-anon", r->opts->trace); break;
+	case ST_ADD: fputs("add", r->opts->trace); break;
+	case ST_REMOVE: fputs("remove", r->opts->trace); break;
+	case ST_DUP: fputs("dup", r->opts->trace); break;
+	case ST_PIN: fputs("pin", r->opts->trace); break;
+	case ST_UNPIN: fputs("unpin", r->opts->trace); break;
+	case ST_FREE: fputs("free", r->opts->trace); break;
+	case ST_EXPECT:
+		fprintf(r->opts->trace, "expect%s", st->expect_mode < 0 ? "" :
+			st->expect_mode == FSIM_MODE_RFC ? "[rfc]" : "[legacy]");
+		break;
+	default: break;
+	}
+	for (i = 0; i < st->nwords; i++)
+		fprintf(r->opts->trace, " %s", st->words[i]);
+	for (i = 0; i < st->nargs; i++) {
+		if (st->args[i].indexed)
+			fprintf(r->opts->trace, " %s[%lu:%lu]=%s", st->args[i].key,
+				st->args[i].lo, st->args[i].hi, st->args[i].value);
+		else
+			fprintf(r->opts->trace, " %s=%s", st->args[i].key, st->args[i].value);
+	}
+	fputc('\n', r->opts->trace);
+}
+
+static void trace_folio(struct run *r, const char *name, struct fsim_folio *f)
+{
+	const bool rfc = fsim_ctx_mode(r->ctx) == FSIM_MODE_RFC;
+	char s0[48], s1[48];
+	FILE *t = r->opts->trace;
+
+	fprintf(t, "      %-6s order %-2u mapcount %-6d total %-8" PRIu64 " avg %-3lu "
+		"shared %-3s partial %-3s pins %d",
+		name, fsim_folio_order(f), fsim_folio_mapcount(f),
+		fsim_folio_total_mapped_pages(f), fsim_folio_average_page_mapcount(f),
+		yn(fsim_folio_maybe_mapped_shared(f)), yn(fsim_folio_partially_mapped(f)),
+		fsim_folio_pincount(f));
+	if (rfc && fsim_folio_order(f) > 0) {
+		slot_value(r, f, 0, s0, sizeof(s0));
+		slot_value(r, f, 1, s1, sizeof(s1));
+		fprintf(t, " slots [%s, %s]", s0, s1);
+	} else if (!rfc && fsim_folio_order(f) > 0) {
+		fprintf(t, " entire %d nr_pages_mapped %d",
+			fsim_folio_entire_mapcount(f), fsim_folio_nr_pages_mapped(f));
+	}
+	fputc('\n', t);
+}
+
+static void trace_stats(struct run *r)
+{
+	int s;
+
+	fprintf(r->opts->trace, "      stats");
+	for (s = 0; s < FSIM_NR_STATS; s++)
+		fprintf(r->opts->trace, " %s=%lld", fsim_stat_name((enum fsim_stat)s),
+			(long long)fsim_ctx_stat(r->ctx, (enum fsim_stat)s));
+	fputc('\n', r->opts->trace);
+}
+
+/* ------------------------------------------------------------------ */
+
+static bool run_statement(struct run *r, const struct stmt *st)
+{
+	struct fsim_folio *touched = NULL;
+	struct fsim_violation v;
+	bool ok;
+
+	r->st = st;
+	if (r->opts->trace && st->kind != ST_MODE && st->kind != ST_ARCH)
+		trace_statement(r, st);
+	switch (st->kind) {
+	case ST_MODE:
+	case ST_ARCH:
+		return true;
+	case ST_EXPECT:
+		ok = run_expect(r, st);
+		if (ok && r->opts->trace)
+			fprintf(r->opts->trace, "      ok\n");
+		return ok;
+	case ST_PROCESS:
+	case ST_PROC_OP:
+		return fail(r, "process statements (syscall level) are not run by "
+			    "this build of the checker yet");
+	default:
+		ok = run_rmap(r, st, &touched);
+		break;
+	}
+	if (!ok)
+		return false;
+	if (r->opts->trace) {
+		if (touched)
+			trace_folio(r, st->words[0], touched);
+		if (st->kind != ST_MM && st->kind != ST_MMDROP && st->kind != ST_FOLIO)
+			trace_stats(r);
+	}
+	if (!r->opts->no_invariants && fsim_check_ctx(r->ctx, &v))
+		return fail(r, "invariant %s broken: %s", v.invariant, v.detail);
+	return true;
+}
+
+void fsim_script_run(const struct fsim_script *script, size_t i,
+		     const struct fsim_run_options *opts, struct fsim_result *res)
+{
+	const struct scenario *sc = &script->sc[i];
+	struct run r;
+	size_t k;
+	unsigned int o;
+	int c;
+
+	memset(res, 0, sizeof(*res));
+	memset(&r, 0, sizeof(r));
+	r.script = script;
+	r.sc = sc;
+	r.opts = opts;
+	r.res = res;
+	if (sc->error) {
+		res->outcome = FSIM_FAIL;
+		snprintf(res->message, sizeof(res->message), "%s", sc->error);
+		return;
+	}
+	if (!((sc->modes >> opts->mode) & 1)) {
+		res->outcome = FSIM_SKIP;
+		snprintf(res->message, sizeof(res->message), "runs in %s mode only",
+			 fsim_mode_name(opts->mode == FSIM_MODE_RFC ? FSIM_MODE_LEGACY
+								     : FSIM_MODE_RFC));
+		return;
+	}
+	if (fsim_ctx_create(opts->mode, &sc->arch, &r.ctx)) {
+		fail(&r, "cannot create a context");
+		return;
+	}
+	for (o = 1; o <= sc->arch.pmd_order && o < 32; o++)
+		for (c = 0; c < FSIM_THP_NR_COUNTERS; c++)
+			r.thp0[o][c] = fsim_ctx_thp_counter(r.ctx, o, (enum fsim_thp_counter)c);
+	r.split0 = fsim_ctx_thp_deferred_split_page(r.ctx);
+	if (opts->trace)
+		fprintf(opts->trace, "scenario %s (%s mode, %u-bit)\n", sc->name,
+			fsim_mode_name(opts->mode), sc->arch.bits);
+	res->outcome = FSIM_PASS;
+	for (k = 0; k < sc->nstmts; k++) {
+		if (!run_statement(&r, &sc->stmts[k]))
+			break;
+		res->statements++;
+	}
+	fsim_ctx_destroy(r.ctx);
+	for (k = 0; k < r.nsyms; k++)
+		free(r.syms[k].name);
+	free(r.syms);
+}
