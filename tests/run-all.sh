@@ -1,0 +1,97 @@
+#!/bin/bash
+# The test command of the README and of CI: installs what is missing (apt,
+# as root), builds foliosim in the default, ASan+UBSan and TSan presets and
+# runs every test suite.  Ends with "N passed, M failed" over all suites.
+#
+#   tests/run-all.sh [--no-sanitizers] [--no-kernel] [--help]
+set -euo pipefail
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+sanitizers=1
+kernel=1
+for arg in "$@"; do
+	case $arg in
+	--no-sanitizers) sanitizers=0 ;;
+	--no-kernel) kernel=0 ;;
+	-h|--help)
+		sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+		echo
+		echo "  --no-sanitizers  only the default build"
+		echo "  --no-kernel      skip the kernel build/boot tests (label 'kernel')"
+		exit 0 ;;
+	*) echo "run-all: unknown option '$arg' (try --help)" >&2; exit 2 ;;
+	esac
+done
+
+# ---- 1. dependencies -------------------------------------------------
+packages=(cmake make gcc clang pkg-config libcmocka-dev liburcu-dev)
+missing=()
+for p in "${packages[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+		missing+=("$p")
+done
+if ((${#missing[@]})); then
+	if [ "$(id -u)" != 0 ]; then
+		echo "run-all: missing packages: ${missing[*]}; run as root to install them" >&2
+		exit 2
+	fi
+	echo "== installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# ---- 2. suites ---------------------------------------------------------
+total_pass=0
+total_fail=0
+failed_suites=()
+
+run_suite() {	# name preset ctest-args...
+	local name=$1 preset=$2 log
+	shift 2
+	log=$(mktemp)
+	echo "== [$name] configure and build (preset $preset)"
+	if ! cmake --preset "$preset" -S "$top" >"$log" 2>&1 ||
+	   ! cmake --build --preset "$preset" -j"$(nproc)" >>"$log" 2>&1; then
+		tail -40 "$log"
+		echo "== [$name] build FAILED"
+		total_fail=$((total_fail + 1))
+		failed_suites+=("$name (build)")
+		rm -f "$log"
+		return
+	fi
+	echo "== [$name] ctest $*"
+	(cd "$top" && ctest --preset "$preset" "$@") 2>&1 | tee "$log" | grep -E "Test +#|tests passed|Failed|\*\*\*" || true
+	local line pass fail
+	line=$(grep -E "tests passed, [0-9]+ tests failed out of [0-9]+" "$log" | tail -1 || true)
+	if [ -z "$line" ]; then
+		echo "== [$name] ran no test"
+		total_fail=$((total_fail + 1))
+		failed_suites+=("$name (no tests)")
+	else
+		fail=$(echo "$line" | sed -E 's/.* ([0-9]+) tests failed out of ([0-9]+).*/\1/')
+		pass=$(( $(echo "$line" | sed -E 's/.*out of ([0-9]+).*/\1/') - fail ))
+		total_pass=$((total_pass + pass))
+		total_fail=$((total_fail + fail))
+		((fail == 0)) || failed_suites+=("$name")
+	fi
+	rm -f "$log"
+}
+
+cd "$top"
+run_suite default default -LE kernel
+if ((sanitizers)); then
+	run_suite asan+ubsan asan -LE "kernel|install|slow"
+	run_suite tsan tsan -L "unit|stress" -LE slow
+fi
+if ((kernel)) && [ -x "$top/kernel-port/scripts/run-guest" ] &&
+   grep -q "LABELS.*kernel" -r "$top/tests/kernel" 2>/dev/null; then
+	run_suite kernel default -L kernel
+fi
+
+echo
+if ((${#failed_suites[@]})); then
+	echo "failed suites: ${failed_suites[*]}"
+fi
+echo "${total_pass} passed, ${total_fail} failed"
+((total_fail == 0))
