@@ -210,12 +210,10 @@ static int check_refcount(const struct fsim_folio *f, const struct truth *t,
 	if (folio_test_large(f))
 		expect += atomic_read(&f->pincount);
 	else
-		expect += (int64_t)GUP_PIN_COUNTING_BIAS *
-			  (((unsigned int)atomic_read(&f->refcount)) /
-			   GUP_PIN_COUNTING_BIAS);
-	if (atomic_read(&f->refcount) != expect)
-		return broken(v, "refcount_matches_mappings", "refcount %d, expected %lld",
-			      atomic_read(&f->refcount), (long long)expect);
+		expect += (int64_t)GUP_PIN_COUNTING_BIAS * fsim_folio_pincount(f);
+	if (fsim_folio_refcount(f) != expect)
+		return broken(v, "refcount_matches_mappings", "refcount %lld, expected %lld",
+			      (long long)fsim_folio_refcount(f), (long long)expect);
 	return 0;
 }
 

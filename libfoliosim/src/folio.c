@@ -39,10 +39,10 @@ int fsim_folio_create(struct fsim_ctx *ctx, unsigned int order,
 	/* Anon: the allocation reference, handed to the first mapping.
 	 * Page cache: filemap_add_folio() holds one reference per page. */
 	if (kind == FSIM_KIND_ANON) {
-		atomic_set(&f->refcount, 1);
+		atomic_store(&f->refcount, 1);
 		atomic_store(&f->alloc_ref, true);
 	} else {
-		atomic_set(&f->refcount, (int)nr);
+		atomic_store(&f->refcount, (int64_t)nr);
 	}
 	atomic_set(&f->mapcount, -1);
 	atomic_set(&f->large_mapcount, -1);
@@ -244,7 +244,8 @@ int fsim_folio_pincount(const struct fsim_folio *f)
 {
 	if (folio_test_large(f))
 		return atomic_read(&f->pincount);
-	return (int)((unsigned int)atomic_read(&f->refcount) / GUP_PIN_COUNTING_BIAS);
+	return (int)(atomic_load(&((struct fsim_folio *)f)->refcount) /
+		     GUP_PIN_COUNTING_BIAS);
 }
 
 /* folio_maybe_dma_pinned() */
@@ -252,12 +253,12 @@ bool fsim_folio_maybe_dma_pinned(const struct fsim_folio *f)
 {
 	if (folio_test_large(f))
 		return atomic_read(&f->pincount) > 0;
-	return (unsigned int)atomic_read(&f->refcount) >= GUP_PIN_COUNTING_BIAS;
+	return atomic_load(&((struct fsim_folio *)f)->refcount) >= GUP_PIN_COUNTING_BIAS;
 }
 
-int fsim_folio_refcount(const struct fsim_folio *f)
+int64_t fsim_folio_refcount(const struct fsim_folio *f)
 {
-	return atomic_read(&f->refcount);
+	return atomic_load(&((struct fsim_folio *)f)->refcount);
 }
 
 int fsim_folio_slots(const struct fsim_folio *f, struct fsim_slot slots[2],
@@ -335,7 +336,7 @@ uint64_t fsim_folio_state_digest(const struct fsim_folio *f)
 	unsigned int o;
 	int s, c;
 
-	h = fnv(h, (uint64_t)atomic_read(&f->refcount));
+	h = fnv(h, (uint64_t)atomic_load(&mf->refcount));
 	h = fnv(h, atomic_load(&mf->alloc_ref));
 	h = fnv(h, (uint64_t)atomic_read(&f->mapcount));
 	h = fnv(h, (uint64_t)atomic_read(&f->large_mapcount));

@@ -84,9 +84,6 @@ uint64_t oracle_page_count(const struct oracle *o, unsigned long page);
 uint64_t oracle_mm_entries(const struct oracle *o, unsigned int mm_id,
 			   const struct fsim_arch *arch);
 bool oracle_mm_maps(const struct oracle *o, unsigned int mm_id);
-/* Does any mapping cover a page of [start, start + nr)? */
-bool oracle_any_mapped(const struct oracle *o, unsigned long start,
-		       unsigned long nr);
 
 /* Pages mapped at all, the largest per-page count, the number of mms. */
 struct oracle_profile {
@@ -139,7 +136,10 @@ struct fsim_folio {
 	enum fsim_kind kind;
 	struct fsim_folio *prev, *next;	/* ctx->folios */
 
-	atomic_t refcount;		/* _refcount */
+	/* _refcount, 64 bits wide: the model does not reproduce refcount
+	 * overflow (a page-cache folio of order 18 would overflow the
+	 * kernel's int long before its mapcount does). */
+	_Atomic int64_t refcount;
 	_Atomic bool alloc_ref;		/* allocation ref not yet handed over */
 	atomic_t mapcount;		/* _mapcount of page 0 (small folios) */
 

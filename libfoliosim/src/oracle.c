@@ -294,14 +294,3 @@ int oracle_profile(const struct oracle *o, struct oracle_profile *p)
 	free(ev);
 	return 0;
 }
-
-bool oracle_any_mapped(const struct oracle *o, unsigned long start,
-		       unsigned long nr)
-{
-	size_t i;
-
-	for (i = 0; i < o->n; i++)
-		if (o->seg[i].start < start + nr && o->seg[i].end > start)
-			return true;
-	return false;
-}

@@ -131,9 +131,6 @@ static int check_overflow(const struct fsim_folio *f, uint64_t nr_mappings,
 		return -EOVERFLOW;
 	if (f->oracle.pages > ulong_max - nr_pages)
 		return -EOVERFLOW;
-	/* The references the mappings take must fit folio_ref_count(). */
-	if ((uint64_t)atomic_read(&f->refcount) + nr_mappings > INT_MAX)
-		return -EOVERFLOW;
 	return 0;
 }
 
@@ -145,13 +142,13 @@ static void take_refs(struct fsim_folio *f, struct fsim_mm *mm, long entries)
 
 	if (atomic_exchange(&f->alloc_ref, false))
 		refs--;
-	atomic_add((int)refs, &f->refcount);
+	atomic_fetch_add(&f->refcount, refs);
 	atomic_fetch_add(&mm->nr_mapped, entries);
 }
 
 static void put_refs(struct fsim_folio *f, struct fsim_mm *mm, long entries)
 {
-	atomic_sub((int)entries, &f->refcount);
+	atomic_fetch_sub(&f->refcount, entries);
 	atomic_fetch_sub(&mm->nr_mapped, entries);
 }
 
@@ -254,12 +251,9 @@ static int add_rmap(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level le
 	if (err)
 		return err;
 	fsim_spin_lock(&f->oracle_lock);
-	/* RMAP_EXCLUSIVE on a page that is already mapped: the kernel warns
-	 * ("PageAnonExclusive" with mapcount > 0). */
-	if (exclusive && oracle_any_mapped(&f->oracle, page, nr))
-		err = -EINVAL;
-	if (!err)
-		err = check_overflow(f, nr >> lorder, nr);
+	/* RMAP_EXCLUSIVE on mapped pages is legal: __split_huge_pmd_locked()
+	 * adds exclusive PTEs while the PMD still maps the pages. */
+	err = check_overflow(f, nr >> lorder, nr);
 	if (!err && exclusive)
 		err = reserve_anon_exclusive(f, nr, 1ul << lorder);
 	if (!err)
@@ -403,13 +397,15 @@ int fsim_folio_pin(struct fsim_folio *f, struct fsim_mm *mm, unsigned int n)
 	if (!same_ctx(f, mm) || n == 0)
 		return -EINVAL;
 	fsim_spin_lock(&f->oracle_lock);
-	if ((uint64_t)atomic_read(&f->refcount) + refs > INT_MAX) {
+	/* _pincount is an int; a small folio's pins live in the refcount */
+	if (folio_test_large(f) ? (uint64_t)atomic_read(&f->pincount) + n > INT_MAX
+				: (uint64_t)atomic_load(&f->refcount) + refs > INT_MAX) {
 		fsim_spin_unlock(&f->oracle_lock);
 		return -EOVERFLOW;
 	}
 	if (folio_test_large(f))
 		atomic_add((int)n, &f->pincount);
-	atomic_add((int)refs, &f->refcount);
+	atomic_fetch_add(&f->refcount, (int64_t)refs);
 	fsim_spin_unlock(&f->oracle_lock);
 	atomic_store(&mm->has_pinned, true);	/* MMF_HAS_PINNED */
 	return 0;
@@ -427,9 +423,9 @@ int fsim_folio_unpin(struct fsim_folio *f, unsigned int n)
 		err = -EINVAL;
 	} else if (folio_test_large(f)) {
 		atomic_sub((int)n, &f->pincount);
-		atomic_sub((int)n, &f->refcount);
+		atomic_fetch_sub(&f->refcount, (int64_t)n);
 	} else {
-		atomic_sub((int)(n * GUP_PIN_COUNTING_BIAS), &f->refcount);
+		atomic_fetch_sub(&f->refcount, (int64_t)n * GUP_PIN_COUNTING_BIAS);
 	}
 	fsim_spin_unlock(&f->oracle_lock);
 	return err;

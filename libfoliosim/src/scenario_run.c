@@ -341,7 +341,7 @@ static bool folio_value(struct run *r, struct fsim_folio *f, const char *key,
 	else if (!strcmp(key, "pincount"))
 		snprintf(buf, len, "%d", fsim_folio_pincount(f));
 	else if (!strcmp(key, "refcount"))
-		snprintf(buf, len, "%d", fsim_folio_refcount(f));
+		snprintf(buf, len, "%lld", (long long)fsim_folio_refcount(f));
 	else if (!strcmp(key, "true_mapcount"))
 		snprintf(buf, len, "%" PRIu64, fsim_oracle_true_mapcount(f, page));
 	else if (!strcmp(key, "kpagecount"))

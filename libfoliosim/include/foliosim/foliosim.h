@@ -271,8 +271,8 @@ FSIM_API bool fsim_folio_anon_exclusive(const struct fsim_folio *folio, unsigned
 FSIM_API int fsim_folio_pincount(const struct fsim_folio *folio);
 /** folio_maybe_dma_pinned(). */
 FSIM_API bool fsim_folio_maybe_dma_pinned(const struct fsim_folio *folio);
-/** folio_ref_count(). */
-FSIM_API int fsim_folio_refcount(const struct fsim_folio *folio);
+/** folio_ref_count(), kept 64 bits wide (the model does not overflow it). */
+FSIM_API int64_t fsim_folio_refcount(const struct fsim_folio *folio);
 
 /** One MM-id slot of a large folio (rfc mode). */
 struct fsim_slot {
