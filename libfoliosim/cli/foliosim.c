@@ -19,7 +19,10 @@ static const char usage[] =
 "                                      scenario and 'N passed, M failed[, K skipped]';\n"
 "                                      exit 0 only if nothing failed (default mode rfc)\n"
 "  run [--mode legacy|rfc] FILE        print a step-by-step trace of the folio state\n"
-"                                      for every scenario of FILE\n"
+"                                      (and of every process) for every scenario of FILE\n"
+"  diff FILE                           run every scenario of FILE in both modes side by\n"
+"                                      side and print, after each step, the values that\n"
+"                                      differ between legacy (6.12) and rfc\n"
 "  help                                this text\n"
 "  version                             the library version\n"
 "\n"
@@ -132,6 +135,30 @@ static int cmd_check(struct options *o)
 	return failed ? 1 : 0;
 }
 
+static int cmd_diff(struct options *o)
+{
+	struct fsim_script *s;
+	char err[512];
+	size_t k;
+	int status = 0;
+
+	if (o->nfiles != 1) {
+		fprintf(stderr, "foliosim diff: give exactly one scenario file\n");
+		return 2;
+	}
+	if (fsim_script_load(o->files[0], &s, err, sizeof(err))) {
+		fprintf(stderr, "foliosim: %s\n", err);
+		return 2;
+	}
+	for (k = 0; k < fsim_script_count(s); k++) {
+		if (fsim_script_diff(s, k, stdout))
+			status = 1;
+		printf("\n");
+	}
+	fsim_script_free(s);
+	return status;
+}
+
 static int cmd_run(struct options *o)
 {
 	struct fsim_run_options ro = { o->mode, stdout, o->no_invariants };
@@ -179,7 +206,7 @@ int main(int argc, char **argv)
 		printf("foliosim %s\n", FSIM_VERSION_STRING);
 		return 0;
 	}
-	if (strcmp(cmd, "check") && strcmp(cmd, "run")) {
+	if (strcmp(cmd, "check") && strcmp(cmd, "run") && strcmp(cmd, "diff")) {
 		fprintf(stderr, "foliosim: unknown command '%s'\n\n%s", cmd, usage);
 		return 2;
 	}
@@ -188,7 +215,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "try 'foliosim --help'\n");
 		return 2;
 	}
-	ret = !strcmp(cmd, "check") ? cmd_check(&o) : cmd_run(&o);
+	ret = !strcmp(cmd, "check") ? cmd_check(&o) :
+	      !strcmp(cmd, "diff") ? cmd_diff(&o) : cmd_run(&o);
 	free(o.files);
 	return ret;
 }

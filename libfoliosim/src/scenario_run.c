@@ -7,15 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "foliosim/process.h"
 #include "internal.h"
 #include "scenario_internal.h"
 
 
+enum sym_kind { SYM_MM, SYM_FOLIO, SYM_PROCESS };
+
 struct sym {
 	char *name;
-	bool is_folio;
-	void *obj;		/* struct fsim_mm * or struct fsim_folio * */
-	bool dead;		/* freed / dropped */
+	enum sym_kind kind;
+	void *obj;		/* struct fsim_mm *, fsim_folio * or fsim_process * */
+	bool dead;		/* freed / dropped / exited */
 };
 
 struct run {
@@ -27,6 +30,7 @@ struct run {
 	size_t nsyms;
 	struct fsim_result *res;
 	const struct stmt *st;
+	bool skip_expects;	/* foliosim diff: expectations are per mode */
 	/* Counter values at the start, for thp/vmstat deltas. */
 	int64_t thp0[32][FSIM_THP_NR_COUNTERS];
 	uint64_t split0;
@@ -56,7 +60,7 @@ static struct sym *lookup(struct run *r, const char *name)
 	return NULL;
 }
 
-static bool declare(struct run *r, const char *name, bool is_folio, void *obj)
+static bool declare(struct run *r, const char *name, enum sym_kind kind, void *obj)
 {
 	struct sym *s = lookup(r, name);
 	void *mem;
@@ -64,7 +68,7 @@ static bool declare(struct run *r, const char *name, bool is_folio, void *obj)
 	if (s && !s->dead)
 		return fail(r, "'%s' is already declared", name);
 	if (s) {	/* a freed name may be declared again */
-		s->is_folio = is_folio;
+		s->kind = kind;
 		s->obj = obj;
 		s->dead = false;
 		return true;
@@ -78,7 +82,7 @@ static bool declare(struct run *r, const char *name, bool is_folio, void *obj)
 	if (!s->name)
 		return fail(r, "out of memory");
 	strcpy(s->name, name);
-	s->is_folio = is_folio;
+	s->kind = kind;
 	s->obj = obj;
 	s->dead = false;
 	return true;
@@ -88,8 +92,8 @@ static struct fsim_mm *get_mm(struct run *r, const char *name)
 {
 	struct sym *s = lookup(r, name);
 
-	if (!s || s->is_folio) {
-		fail(r, s ? "'%s' is a folio, not an mm" : "unknown mm '%s'", name);
+	if (!s || s->kind != SYM_MM) {
+		fail(r, s ? "'%s' is not an mm" : "unknown mm '%s'", name);
 		return NULL;
 	}
 	if (s->dead) {
@@ -103,8 +107,8 @@ static struct fsim_folio *get_folio(struct run *r, const char *name)
 {
 	struct sym *s = lookup(r, name);
 
-	if (!s || !s->is_folio) {
-		fail(r, s ? "'%s' is an mm, not a folio" : "unknown folio '%s'", name);
+	if (!s || s->kind != SYM_FOLIO) {
+		fail(r, s ? "'%s' is not a folio" : "unknown folio '%s'", name);
 		return NULL;
 	}
 	if (s->dead) {
@@ -119,8 +123,12 @@ static const char *mm_name(struct run *r, unsigned int id, char *buf, size_t len
 	size_t i;
 
 	for (i = 0; i < r->nsyms; i++)
-		if (!r->syms[i].is_folio && !r->syms[i].dead &&
+		if (r->syms[i].kind == SYM_MM && !r->syms[i].dead &&
 		    fsim_mm_id(r->syms[i].obj) == id)
+			return r->syms[i].name;
+	for (i = 0; i < r->nsyms; i++)
+		if (r->syms[i].kind == SYM_PROCESS && !r->syms[i].dead &&
+		    fsim_mm_id(fsim_process_mm(r->syms[i].obj)) == id)
 			return r->syms[i].name;
 	snprintf(buf, len, "#%u", id);
 	return buf;
@@ -170,7 +178,7 @@ static int exec_rmap(struct run *r, const struct stmt *st, struct fsim_folio **t
 	switch (st->kind) {
 	case ST_MM:
 		err = fsim_mm_create(r->ctx, (unsigned int)num(st, "id", 0), &mm);
-		if (!err && !declare(r, st->words[0], false, mm))
+		if (!err && !declare(r, st->words[0], SYM_MM, mm))
 			return 1;
 		return err;
 	case ST_MMDROP: {
@@ -190,7 +198,7 @@ static int exec_rmap(struct run *r, const struct stmt *st, struct fsim_folio **t
 				      FSIM_KIND_SHMEM : FSIM_KIND_FILE;
 
 		err = fsim_folio_create(r->ctx, (unsigned int)num(st, "order", 0), kind, &f);
-		if (!err && !declare(r, st->words[0], true, f))
+		if (!err && !declare(r, st->words[0], SYM_FOLIO, f))
 			return 1;
 		*touched = f;
 		return err;
@@ -272,7 +280,7 @@ static bool run_rmap(struct run *r, const struct stmt *st, struct fsim_folio **t
 		    st->kind != ST_FOLIO) {
 			struct sym *s = lookup(r, st->words[0]);
 
-			if (s && s->is_folio && !s->dead)
+			if (s && s->kind == SYM_FOLIO && !s->dead)
 				before = fsim_folio_state_digest(s->obj);
 		}
 		err = exec_rmap(r, st, &f);
@@ -465,6 +473,166 @@ static bool expect_thp(struct run *r, const struct stmt *st)
 	return true;
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Process statements                                                  */
+/* ------------------------------------------------------------------ */
+
+static struct fsim_process *get_process(struct run *r, const char *name)
+{
+	struct sym *s = lookup(r, name);
+
+	if (!s || s->kind != SYM_PROCESS) {
+		fail(r, s ? "'%s' is not a process" : "unknown process '%s'", name);
+		return NULL;
+	}
+	if (s->dead) {
+		fail(r, "process '%s' has exited", name);
+		return NULL;
+	}
+	return s->obj;
+}
+
+static uint64_t size_arg(const struct stmt *st, const char *key, uint64_t dflt)
+{
+	const struct arg *a = stmt_arg(st, key);
+	unsigned long long v;
+
+	if (!a || !scn_parse_size(a->value, &v))
+		return dflt;
+	return v;
+}
+
+/* Default range of touch/read: from off to the region's end. */
+static bool region_bytes(struct run *r, struct fsim_process *p, const char *region,
+			 uint64_t *bytes)
+{
+	if (fsim_process_region_size(p, region, bytes))
+		return fail(r, "unknown region '%s'", region);
+	return true;
+}
+
+static const char *proc_err(int err)
+{
+	switch (err) {
+	case -EFAULT:
+		return "outside a live mapping (the process would get SIGSEGV)";
+	case -EEXIST:
+		return "the region exists already";
+	case -EINVAL:
+		return "bad region, size, order or range (page-aligned, inside the region)";
+	default:
+		return fsim_errname(err);
+	}
+}
+
+static bool run_process_op(struct run *r, const struct stmt *st)
+{
+	const char *verb = st->words[1], *region = st->nwords > 2 ? st->words[2] : NULL;
+	struct fsim_process *p = get_process(r, st->words[0]), *child;
+	uint64_t off, len, bytes;
+	int err = 0;
+
+	if (!p)
+		return false;
+	if (!strcmp(verb, "mmap")) {
+		err = fsim_process_mmap(p, region, size_arg(st, "size", 0),
+					st->nwords == 4 && !strcmp(st->words[3], "shmem"),
+					(unsigned int)num(st, "order", 0));
+	} else if (!strcmp(verb, "touch") || !strcmp(verb, "read")) {
+		if (!region_bytes(r, p, region, &bytes))
+			return false;
+		off = size_arg(st, "off", 0);
+		len = size_arg(st, "len", bytes > off ? bytes - off : 0);
+		err = fsim_process_access(p, region, off, len, verb[0] == 't');
+	} else if (!strcmp(verb, "munmap")) {
+		err = fsim_process_munmap(p, region, size_arg(st, "off", 0),
+					  size_arg(st, "len", 0));
+	} else if (!strcmp(verb, "dontneed")) {
+		err = fsim_process_dontneed(p, region, size_arg(st, "off", 0),
+					    size_arg(st, "len", 0));
+	} else if (!strcmp(verb, "fork")) {
+		err = fsim_process_fork(p, &child);
+		if (!err && !declare(r, st->words[2], SYM_PROCESS, child)) {
+			fsim_process_exit(child);
+			return false;
+		}
+	} else if (!strcmp(verb, "exit")) {
+		err = fsim_process_exit(p);
+		if (!err)
+			lookup(r, st->words[0])->dead = true;
+	}
+	if (err)
+		return fail(r, "%s %s: %s", st->words[0], verb, proc_err(err));
+	return true;
+}
+
+static bool region_value(struct run *r, struct fsim_process *p, const char *region,
+			 const char *key, char *buf, size_t len)
+{
+	struct fsim_smaps_kb kb;
+	const char *at = strchr(key, '@');
+
+	if (fsim_process_smaps_kb(p, region, &kb))
+		return fail(r, "unknown region '%s'", region);
+	if (at) {
+		unsigned long long off;
+		struct fsim_page_view v;
+
+		scn_parse_size(at + 1, &off);
+		if (fsim_process_page(p, region, off, &v))
+			return fail(r, "%s: offset outside the region", key);
+		if (!strncmp(key, "kpagecount@", 11))
+			snprintf(buf, len, "%llu", (unsigned long long)v.kpagecount);
+		else if (!strncmp(key, "exclusive@", 10))
+			snprintf(buf, len, "%s", yn(v.present && v.pm_exclusive));
+		else if (v.present)
+			snprintf(buf, len, "%u", fsim_folio_order(v.folio));
+		else
+			snprintf(buf, len, "none");
+		return true;
+	}
+	if (!strcmp(key, "rss_kb"))
+		snprintf(buf, len, "%llu", (unsigned long long)kb.rss);
+	else if (!strcmp(key, "pss_kb"))
+		snprintf(buf, len, "%llu", (unsigned long long)kb.pss);
+	else if (!strcmp(key, "private_kb"))
+		snprintf(buf, len, "%llu", (unsigned long long)kb.private_total);
+	else if (!strcmp(key, "shared_kb"))
+		snprintf(buf, len, "%llu", (unsigned long long)kb.shared_total);
+	else if (!strcmp(key, "anon_huge_kb"))
+		snprintf(buf, len, "%llu", (unsigned long long)kb.anon_huge);
+	else if (!strcmp(key, "mapmax")) {
+		unsigned long m;
+
+		fsim_process_mapmax(p, region, &m);
+		snprintf(buf, len, "%lu", m);
+	} else
+		return fail(r, "unknown region key '%s'", key);
+	return true;
+}
+
+static bool expect_region(struct run *r, const struct stmt *st)
+{
+	struct fsim_process *p = get_process(r, st->words[0]);
+	char got[48];
+	size_t i;
+
+	if (!p)
+		return false;
+	for (i = 0; i < st->nargs; i++)
+		if (!region_value(r, p, st->words[1], st->args[i].key, got, sizeof(got)) ||
+		    !compare(r, st->args[i].key, st->args[i].value, got))
+			return false;
+	return true;
+}
+
+static int64_t anon_pages_kb(struct run *r)
+{
+	return fsim_ctx_stat(r->ctx, FSIM_NR_ANON_MAPPED) <<
+	       (fsim_ctx_arch(r->ctx)->page_shift - 10);
+}
+
 static bool run_expect(struct run *r, const struct stmt *st)
 {
 	const char *t = st->words[0];
@@ -479,9 +647,10 @@ static bool run_expect(struct run *r, const struct stmt *st)
 		return expect_counter(r, "thp_deferred_split_page", st->args[0].value,
 				      (int64_t)(fsim_ctx_thp_deferred_split_page(r->ctx) -
 						r->split0));
-	if (!strcmp(t, "meminfo") || st->nwords == 2)
-		return fail(r, "process-level expectations need process statements, "
-			    "which this build of the checker does not run yet");
+	if (!strcmp(t, "meminfo"))
+		return expect_counter(r, "anon_pages_kb", st->args[0].value, anon_pages_kb(r));
+	if (st->nwords == 2)
+		return expect_region(r, st);
 	return expect_folio(r, st);
 }
 
@@ -559,7 +728,92 @@ static void trace_stats(struct run *r)
 	fputc('\n', r->opts->trace);
 }
 
-/* ------------------------------------------------------------------ */
+/* After a process statement: a table per live process and the folios. */
+struct folio_list {
+	struct fsim_folio *f[64];
+	size_t n;
+	bool more;
+};
+
+static void collect_folio(void *arg, struct fsim_folio *f)
+{
+	struct folio_list *l = arg;
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->f[i] == f)
+			return;
+	if (l->n < 64)
+		l->f[l->n++] = f;
+	else
+		l->more = true;
+}
+
+struct region_names {
+	const char *name[64];
+	size_t n;
+};
+
+/* Region names declared for process P so far (mmap statements of P or of
+ * the processes it was forked from). */
+static void regions_of(struct run *r, struct fsim_process *p, struct region_names *rn)
+{
+	size_t k, i;
+
+	rn->n = 0;
+	for (k = 0; k < r->sc->nstmts; k++) {
+		const struct stmt *st = &r->sc->stmts[k];
+		uint64_t bytes;
+
+		if (st->kind != ST_PROC_OP || strcmp(st->words[1], "mmap"))
+			continue;
+		if (fsim_process_region_size(p, st->words[2], &bytes))
+			continue;
+		for (i = 0; i < rn->n && strcmp(rn->name[i], st->words[2]); i++)
+			;
+		if (i == rn->n && rn->n < 64)
+			rn->name[rn->n++] = st->words[2];
+	}
+}
+
+static void trace_processes(struct run *r)
+{
+	FILE *t = r->opts->trace;
+	struct folio_list fl = { { NULL }, 0, false };
+	size_t k, i;
+
+	fprintf(t, "      %-8s %-8s %8s %8s %8s %8s %8s\n", "process", "region",
+		"Rss", "Pss", "Private", "Shared", "AnonHuge");
+	for (k = 0; k < r->nsyms; k++) {
+		struct region_names rn;
+
+		if (r->syms[k].kind != SYM_PROCESS || r->syms[k].dead)
+			continue;
+		regions_of(r, r->syms[k].obj, &rn);
+		for (i = 0; i < rn.n; i++) {
+			struct fsim_smaps_kb kb;
+
+			fsim_process_smaps_kb(r->syms[k].obj, rn.name[i], &kb);
+			fprintf(t, "      %-8s %-8s %6llukB %6llukB %6llukB %6llukB %6llukB\n",
+				r->syms[k].name, rn.name[i], (unsigned long long)kb.rss,
+				(unsigned long long)kb.pss,
+				(unsigned long long)kb.private_total,
+				(unsigned long long)kb.shared_total,
+				(unsigned long long)kb.anon_huge);
+			fsim_process_region_folios(r->syms[k].obj, rn.name[i],
+						   collect_folio, &fl);
+		}
+	}
+	for (i = 0; i < fl.n; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "folio%zu", i);
+		trace_folio(r, name, fl.f[i]);
+	}
+	if (fl.more)
+		fprintf(t, "      (more folios not shown)\n");
+	fprintf(t, "      meminfo AnonPages %lld kB\n", (long long)anon_pages_kb(r));
+}
 
 static bool run_statement(struct run *r, const struct stmt *st)
 {
@@ -575,14 +829,30 @@ static bool run_statement(struct run *r, const struct stmt *st)
 	case ST_ARCH:
 		return true;
 	case ST_EXPECT:
+		if (r->skip_expects)
+			return true;
 		ok = run_expect(r, st);
 		if (ok && r->opts->trace)
 			fprintf(r->opts->trace, "      ok\n");
 		return ok;
-	case ST_PROCESS:
+	case ST_PROCESS: {
+		struct fsim_process *p;
+		int err = fsim_process_create(r->ctx, &p);
+
+		if (err)
+			return fail(r, "process %s: %s", st->words[0], fsim_errname(err));
+		if (!declare(r, st->words[0], SYM_PROCESS, p)) {
+			fsim_process_exit(p);
+			return false;
+		}
+		ok = true;
+		break;
+	}
 	case ST_PROC_OP:
-		return fail(r, "process statements (syscall level) are not run by "
-			    "this build of the checker yet");
+		ok = true;
+		for (unsigned long k = 0; ok && k < st->repeat; k++)
+			ok = run_process_op(r, st);
+		break;
 	default:
 		ok = run_rmap(r, st, &touched);
 		break;
@@ -590,9 +860,12 @@ static bool run_statement(struct run *r, const struct stmt *st)
 	if (!ok)
 		return false;
 	if (r->opts->trace) {
-		if (touched)
+		if (st->kind == ST_PROCESS || st->kind == ST_PROC_OP)
+			trace_processes(r);
+		else if (touched)
 			trace_folio(r, st->words[0], touched);
-		if (st->kind != ST_MM && st->kind != ST_MMDROP && st->kind != ST_FOLIO)
+		if (st->kind != ST_MM && st->kind != ST_MMDROP && st->kind != ST_FOLIO &&
+		    st->kind != ST_PROCESS && st->kind != ST_PROC_OP)
 			trace_stats(r);
 	}
 	if (!r->opts->no_invariants && fsim_check_ctx(r->ctx, &v))
@@ -600,52 +873,212 @@ static bool run_statement(struct run *r, const struct stmt *st)
 	return true;
 }
 
-void fsim_script_run(const struct fsim_script *script, size_t i,
-		     const struct fsim_run_options *opts, struct fsim_result *res)
+/* Sets up a run; false (with res filled) if the scenario does not run. */
+static bool run_begin(struct run *r, const struct fsim_script *script, size_t i,
+		      const struct fsim_run_options *opts, struct fsim_result *res)
 {
 	const struct scenario *sc = &script->sc[i];
-	struct run r;
-	size_t k;
 	unsigned int o;
 	int c;
 
 	memset(res, 0, sizeof(*res));
-	memset(&r, 0, sizeof(r));
-	r.script = script;
-	r.sc = sc;
-	r.opts = opts;
-	r.res = res;
+	memset(r, 0, sizeof(*r));
+	r->script = script;
+	r->sc = sc;
+	r->opts = opts;
+	r->res = res;
 	if (sc->error) {
 		res->outcome = FSIM_FAIL;
 		snprintf(res->message, sizeof(res->message), "%s", sc->error);
-		return;
+		return false;
 	}
 	if (!((sc->modes >> opts->mode) & 1)) {
 		res->outcome = FSIM_SKIP;
 		snprintf(res->message, sizeof(res->message), "runs in %s mode only",
 			 fsim_mode_name(opts->mode == FSIM_MODE_RFC ? FSIM_MODE_LEGACY
 								     : FSIM_MODE_RFC));
-		return;
+		return false;
 	}
-	if (fsim_ctx_create(opts->mode, &sc->arch, &r.ctx)) {
-		fail(&r, "cannot create a context");
-		return;
+	if (fsim_ctx_create(opts->mode, &sc->arch, &r->ctx)) {
+		fail(r, "cannot create a context");
+		return false;
 	}
 	for (o = 1; o <= sc->arch.pmd_order && o < 32; o++)
 		for (c = 0; c < FSIM_THP_NR_COUNTERS; c++)
-			r.thp0[o][c] = fsim_ctx_thp_counter(r.ctx, o, (enum fsim_thp_counter)c);
-	r.split0 = fsim_ctx_thp_deferred_split_page(r.ctx);
-	if (opts->trace)
-		fprintf(opts->trace, "scenario %s (%s mode, %u-bit)\n", sc->name,
-			fsim_mode_name(opts->mode), sc->arch.bits);
+			r->thp0[o][c] = fsim_ctx_thp_counter(r->ctx, o, (enum fsim_thp_counter)c);
+	r->split0 = fsim_ctx_thp_deferred_split_page(r->ctx);
 	res->outcome = FSIM_PASS;
-	for (k = 0; k < sc->nstmts; k++) {
-		if (!run_statement(&r, &sc->stmts[k]))
+	return true;
+}
+
+static void run_end(struct run *r)
+{
+	size_t k;
+
+	/* Processes first: their exit unmaps folios the context then frees. */
+	for (k = 0; k < r->nsyms; k++)
+		if (r->syms[k].kind == SYM_PROCESS && !r->syms[k].dead)
+			fsim_process_exit(r->syms[k].obj);
+	fsim_ctx_destroy(r->ctx);
+	for (k = 0; k < r->nsyms; k++)
+		free(r->syms[k].name);
+	free(r->syms);
+	r->syms = NULL;
+	r->nsyms = 0;
+}
+
+void fsim_script_run(const struct fsim_script *script, size_t i,
+		     const struct fsim_run_options *opts, struct fsim_result *res)
+{
+	struct run r;
+	size_t k;
+
+	if (!run_begin(&r, script, i, opts, res))
+		return;
+	if (opts->trace)
+		fprintf(opts->trace, "scenario %s (%s mode, %u-bit)\n", r.sc->name,
+			fsim_mode_name(opts->mode), r.sc->arch.bits);
+	for (k = 0; k < r.sc->nstmts; k++) {
+		if (!run_statement(&r, &r.sc->stmts[k]))
 			break;
 		res->statements++;
 	}
-	fsim_ctx_destroy(r.ctx);
-	for (k = 0; k < r.nsyms; k++)
-		free(r.syms[k].name);
-	free(r.syms);
+	run_end(&r);
+}
+
+/* ------------------------------------------------------------------ */
+/* foliosim diff: both modes in lockstep                               */
+/* ------------------------------------------------------------------ */
+
+#define MAX_VALUES 512
+
+struct values {
+	size_t n;
+	char key[MAX_VALUES][64];
+	char val[MAX_VALUES][32];
+};
+
+static void put_value(struct values *v, const char *key, const char *val)
+{
+	if (v->n == MAX_VALUES)
+		return;
+	snprintf(v->key[v->n], sizeof(v->key[0]), "%s", key);
+	snprintf(v->val[v->n], sizeof(v->val[0]), "%s", val);
+	v->n++;
+}
+
+/* Everything user-visible after a statement, as key=value. */
+static void collect_values(struct run *r, struct values *v)
+{
+	static const char *const folio_keys[] = { "mapcount", "total_mapped_pages",
+		"avg_mapcount", "maybe_shared", "partially_mapped", "kpagecount[0]" };
+	static const char *const region_keys[] = { "rss_kb", "pss_kb", "private_kb",
+		"shared_kb", "anon_huge_kb", "mapmax" };
+	char key[64], val[32];
+	size_t k, i;
+	unsigned int o;
+	int st;
+
+	v->n = 0;
+	for (k = 0; k < r->nsyms; k++) {
+		struct sym *s = &r->syms[k];
+
+		if (s->dead)
+			continue;
+		if (s->kind == SYM_FOLIO) {
+			for (i = 0; i < sizeof(folio_keys) / sizeof(*folio_keys); i++) {
+				bool idx = strchr(folio_keys[i], '[') != NULL;
+
+				folio_value(r, s->obj, idx ? "kpagecount" : folio_keys[i], 0,
+					    val, sizeof(val));
+				snprintf(key, sizeof(key), "%s %s", s->name, folio_keys[i]);
+				put_value(v, key, val);
+			}
+		} else if (s->kind == SYM_PROCESS) {
+			struct region_names rn;
+
+			regions_of(r, s->obj, &rn);
+			for (i = 0; i < rn.n; i++) {
+				for (size_t j = 0; j < sizeof(region_keys) / sizeof(*region_keys); j++) {
+					region_value(r, s->obj, rn.name[i], region_keys[j],
+						     val, sizeof(val));
+					snprintf(key, sizeof(key), "%s %s %s", s->name,
+						 rn.name[i], region_keys[j]);
+					put_value(v, key, val);
+				}
+			}
+		}
+	}
+	for (st = 0; st < FSIM_NR_STATS; st++) {
+		snprintf(val, sizeof(val), "%lld",
+			 (long long)fsim_ctx_stat(r->ctx, (enum fsim_stat)st));
+		snprintf(key, sizeof(key), "stats %s", fsim_stat_name((enum fsim_stat)st));
+		put_value(v, key, val);
+	}
+	snprintf(val, sizeof(val), "%lld", (long long)anon_pages_kb(r));
+	put_value(v, "meminfo anon_pages_kb", val);
+	for (o = 2; o <= fsim_ctx_arch(r->ctx)->pmd_order; o++) {
+		snprintf(key, sizeof(key), "thp order=%u nr_anon_partially_mapped", o);
+		snprintf(val, sizeof(val), "%lld", (long long)fsim_ctx_thp_counter(r->ctx, o,
+			 FSIM_THP_NR_ANON_PARTIALLY_MAPPED));
+		put_value(v, key, val);
+	}
+}
+
+int fsim_script_diff(const struct fsim_script *script, size_t i, FILE *out)
+{
+	struct fsim_run_options ol = { FSIM_MODE_LEGACY, NULL, false };
+	struct fsim_run_options orf = { FSIM_MODE_RFC, NULL, false };
+	struct fsim_result rl, rr;
+	struct run legacy, rfc;
+	static struct values vl, vr;
+	size_t k, j, shown = 0;
+	int status = 0;
+
+	if (!run_begin(&legacy, script, i, &ol, &rl)) {
+		fprintf(out, "%s: %s\n", script->sc[i].name, rl.message);
+		return rl.outcome == FSIM_FAIL ? -1 : 0;
+	}
+	if (!run_begin(&rfc, script, i, &orf, &rr)) {
+		run_end(&legacy);
+		fprintf(out, "%s: %s\n", script->sc[i].name, rr.message);
+		return rr.outcome == FSIM_FAIL ? -1 : 0;
+	}
+	legacy.skip_expects = rfc.skip_expects = true;
+	fprintf(out, "scenario %s: values that differ, legacy (6.12) | rfc\n",
+		script->sc[i].name);
+	for (k = 0; k < script->sc[i].nstmts; k++) {
+		const struct stmt *st = &script->sc[i].stmts[k];
+		bool first = true;
+
+		if (st->kind == ST_EXPECT || st->kind == ST_MODE || st->kind == ST_ARCH)
+			continue;
+		if (!run_statement(&legacy, st) || !run_statement(&rfc, st)) {
+			fprintf(out, "  stopped: %s\n",
+				legacy.res->outcome == FSIM_FAIL ? rl.message : rr.message);
+			status = -1;
+			break;
+		}
+		collect_values(&legacy, &vl);
+		collect_values(&rfc, &vr);
+		for (j = 0; j < vl.n && j < vr.n; j++) {
+			if (!strcmp(vl.val[j], vr.val[j]) || strcmp(vl.key[j], vr.key[j]))
+				continue;
+			if (first) {
+				struct fsim_run_options to = { FSIM_MODE_LEGACY, out, true };
+				struct run tmp = legacy;
+
+				tmp.opts = &to;
+				trace_statement(&tmp, st);
+				first = false;
+			}
+			fprintf(out, "      %-40s %12s | %s\n", vl.key[j], vl.val[j], vr.val[j]);
+			shown++;
+		}
+	}
+	if (!shown && !status)
+		fprintf(out, "  no user-visible value differs\n");
+	run_end(&legacy);
+	run_end(&rfc);
+	return status;
 }

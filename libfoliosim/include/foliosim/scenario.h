@@ -66,6 +66,11 @@ FSIM_API void fsim_script_run(const struct fsim_script *script, size_t i,
 			      const struct fsim_run_options *opts,
 			      struct fsim_result *result);
 
+/** Runs scenario @i in both modes in lockstep (expectations skipped) and
+ *  prints, after each statement, the user-visible values that differ
+ *  between legacy and rfc.  0, or -1 if a statement failed. */
+FSIM_API int fsim_script_diff(const struct fsim_script *script, size_t i, FILE *out);
+
 #ifdef __cplusplus
 }
 #endif

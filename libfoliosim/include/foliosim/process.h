@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The process layer: address spaces on top of the folio model, driven the
+ * way user space drives the kernel (mmap, faults, fork, munmap,
+ * MADV_DONTNEED, exit), and the /proc views each mode computes.
+ *
+ * Each process owns an mm (and so an mm id).  A region is one mmap() of
+ * anonymous private or shmem (MAP_SHARED|MAP_ANONYMOUS) memory, aligned to
+ * its folio size; faults allocate folios of the region's order as 6.12's
+ * fault paths do when only that mTHP size (or the PMD size) is enabled.
+ * Functions return 0 or a negative errno: -EINVAL (bad name or range),
+ * -EEXIST (region name taken), -EFAULT (access outside a live mapping: the
+ * process would get SIGSEGV), -ENOMEM.  A failed call changes nothing.
+ */
+#ifndef FOLIOSIM_PROCESS_H
+#define FOLIOSIM_PROCESS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "foliosim/foliosim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct fsim_process;
+
+/** A new process with an empty address space (a new mm and mm id). */
+FSIM_API int fsim_process_create(struct fsim_ctx *ctx, struct fsim_process **out);
+/** fork(): a child whose address space is a copy of @parent's
+ *  (dup_mmap() -> copy_page_range()). */
+FSIM_API int fsim_process_fork(struct fsim_process *parent,
+			       struct fsim_process **child);
+/** exit(): unmaps everything (exit_mmap()), drops the mm and its id, frees
+ *  the process. */
+FSIM_API int fsim_process_exit(struct fsim_process *p);
+FSIM_API struct fsim_mm *fsim_process_mm(const struct fsim_process *p);
+
+/** mmap() of @size bytes (a multiple of the page size) of anonymous
+ *  private (@shmem false) or shmem memory whose faults allocate folios of
+ *  2^@order pages. */
+FSIM_API int fsim_process_mmap(struct fsim_process *p, const char *region,
+			       uint64_t size, bool shmem, unsigned int order);
+/** The region's size in bytes as mmap()ed (munmap leaves holes in it). */
+FSIM_API int fsim_process_region_size(const struct fsim_process *p,
+				      const char *region, uint64_t *bytes);
+/** Writes (@write) or reads every page of [@off, @off + @len). */
+FSIM_API int fsim_process_access(struct fsim_process *p, const char *region,
+				 uint64_t off, uint64_t len, bool write);
+/** munmap() of a page-aligned range of the region. */
+FSIM_API int fsim_process_munmap(struct fsim_process *p, const char *region,
+				 uint64_t off, uint64_t len);
+/** madvise(MADV_DONTNEED) of a page-aligned range of the region. */
+FSIM_API int fsim_process_dontneed(struct fsim_process *p, const char *region,
+				   uint64_t off, uint64_t len);
+
+/** /proc/PID/smaps of the region: the sum over every VMA left of it. */
+FSIM_API int fsim_process_smaps(const struct fsim_process *p, const char *region,
+				struct fsim_smaps *out);
+/** The region's smaps fields in kB, as smaps prints them: each VMA's
+ *  value shifted right by 10 (Pss: by PSS_SHIFT + 10), summed over VMAs. */
+struct fsim_smaps_kb {
+	uint64_t rss, pss, pss_anon, pss_shmem, pss_dirty;
+	uint64_t private_total, shared_total;	/* Private_* and Shared_* sums */
+	uint64_t anonymous, anon_huge, shmem_pmd;
+	unsigned int vmas;
+};
+FSIM_API int fsim_process_smaps_kb(const struct fsim_process *p, const char *region,
+				   struct fsim_smaps_kb *out);
+/** numa_maps "mapmax" over the region's entries (0 if nothing mapped). */
+FSIM_API int fsim_process_mapmax(const struct fsim_process *p, const char *region,
+				 unsigned long *out);
+
+/** What maps the page at byte offset @off of the region. */
+struct fsim_page_view {
+	bool present;			/* a folio page is mapped */
+	bool zero_page;			/* the shared zeropage is mapped */
+	struct fsim_folio *folio;	/* when present */
+	unsigned long folio_page;	/* index of the page in the folio */
+	enum fsim_level level;		/* PTE or PMD */
+	uint64_t kpagecount;		/* /proc/kpagecount of the page */
+	bool pm_exclusive;		/* pagemap bit 56 */
+};
+FSIM_API int fsim_process_page(const struct fsim_process *p, const char *region,
+			       uint64_t off, struct fsim_page_view *out);
+
+/** Calls @fn for every distinct folio mapped in the region, in address
+ *  order. */
+FSIM_API int fsim_process_region_folios(const struct fsim_process *p,
+		const char *region,
+		void (*fn)(void *arg, struct fsim_folio *folio), void *arg);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FOLIOSIM_PROCESS_H */

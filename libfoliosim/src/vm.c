@@ -1,0 +1,802 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The process layer: page tables of PTE and PMD granularity over the folio
+ * model, and the 6.12 paths that fill and empty them.  Every rmap change
+ * goes through the public rmap calls, so the oracle checks the process
+ * layer too.  In rfc mode the only path that differs is COW reuse of a
+ * PTE-mapped large folio (__wp_can_reuse_large_anon_folio() of the RFC's
+ * base tree); everything else the RFC changes is in the model below.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "foliosim/process.h"
+#include "internal.h"
+
+/* The page cache of a shmem object (MAP_SHARED|MAP_ANONYMOUS). */
+struct shm_object {
+	unsigned long npages;
+	struct fsim_folio **folio;	/* per page index; a large folio repeats */
+	unsigned long *fpage;		/* index of that page in its folio */
+	unsigned int refs;		/* regions referring to it */
+};
+
+/* One page of a region: what its PTE (or the PMD covering it) maps. */
+struct pte_entry {
+	struct fsim_folio *folio;	/* NULL: none or the zeropage */
+	unsigned long fpage;		/* page index in the folio */
+	unsigned char level;		/* FSIM_LEVEL_PTE or FSIM_LEVEL_PMD */
+	bool zero;			/* the (huge) zeropage */
+	bool writable, dirty;
+};
+
+struct region {
+	char *name;
+	bool shmem;
+	unsigned int order;
+	unsigned long npages;
+	unsigned char *live;		/* the page is inside a VMA */
+	struct pte_entry *e;
+	struct shm_object *shm;
+	struct region *next;
+};
+
+struct fsim_process {
+	struct fsim_ctx *ctx;
+	struct fsim_mm *mm;
+	struct region *regions;
+};
+
+static unsigned long pmd_nr(const struct fsim_process *p)
+{
+	return 1ul << p->ctx->arch.pmd_order;
+}
+
+static struct region *find_region(const struct fsim_process *p, const char *name)
+{
+	struct region *r;
+
+	for (r = p->regions; r; r = r->next)
+		if (!strcmp(r->name, name))
+			return r;
+	return NULL;
+}
+
+/* Page range of a byte range: page-aligned and inside the region. */
+static int page_range(const struct fsim_process *p, const struct region *r,
+		      uint64_t off, uint64_t len, unsigned long *a, unsigned long *b)
+{
+	const unsigned int shift = p->ctx->arch.page_shift;
+	const uint64_t mask = ((uint64_t)1 << shift) - 1;
+
+	if (!r || (off & mask) || (len & mask) || !len ||
+	    off >> shift > r->npages || len >> shift > r->npages - (off >> shift))
+		return -EINVAL;
+	*a = (unsigned long)(off >> shift);
+	*b = *a + (unsigned long)(len >> shift);
+	return 0;
+}
+
+int fsim_process_create(struct fsim_ctx *ctx, struct fsim_process **out)
+{
+	struct fsim_process *p = calloc(1, sizeof(*p));
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	err = fsim_mm_create(ctx, 0, &p->mm);	/* mm_init() -> mm_alloc_id() */
+	if (err) {
+		free(p);
+		return err;
+	}
+	p->ctx = ctx;
+	*out = p;
+	return 0;
+}
+
+struct fsim_mm *fsim_process_mm(const struct fsim_process *p)
+{
+	return p->mm;
+}
+
+static struct region *region_alloc(const char *name, unsigned long npages)
+{
+	struct region *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->name = malloc(strlen(name) + 1);
+	r->live = calloc(npages, 1);
+	r->e = calloc(npages, sizeof(*r->e));
+	if (!r->name || !r->live || !r->e) {
+		free(r->name);
+		free(r->live);
+		free(r->e);
+		free(r);
+		return NULL;
+	}
+	strcpy(r->name, name);
+	r->npages = npages;
+	return r;
+}
+
+static void shm_put(struct shm_object *shm)
+{
+	unsigned long i;
+
+	if (!shm || --shm->refs)
+		return;
+	/* The last mapping is gone: the shmem file and its folios go. */
+	for (i = 0; i < shm->npages; i++) {
+		struct fsim_folio *f = shm->folio[i];
+
+		if (f && shm->fpage[i] == fsim_folio_nr_pages(f) - 1)
+			fsim_folio_free(f);
+	}
+	free(shm->folio);
+	free(shm->fpage);
+	free(shm);
+}
+
+static void region_free(struct region *r)
+{
+	shm_put(r->shm);
+	free(r->name);
+	free(r->live);
+	free(r->e);
+	free(r);
+}
+
+int fsim_process_mmap(struct fsim_process *p, const char *name, uint64_t size,
+		      bool shmem, unsigned int order)
+{
+	const unsigned int shift = p->ctx->arch.page_shift;
+	struct region *r;
+	unsigned long npages;
+
+	if (!name || find_region(p, name))
+		return name ? -EEXIST : -EINVAL;
+	/* 6.12 has no anon or shmem folios above the PMD order. */
+	if (!size || (size & (((uint64_t)1 << shift) - 1)) ||
+	    order > p->ctx->arch.pmd_order || size >> shift > (1ul << 30))
+		return -EINVAL;
+	npages = (unsigned long)(size >> shift);
+	r = region_alloc(name, npages);
+	if (!r)
+		return -ENOMEM;
+	if (shmem) {
+		r->shm = calloc(1, sizeof(*r->shm));
+		if (r->shm) {
+			r->shm->folio = calloc(npages, sizeof(*r->shm->folio));
+			r->shm->fpage = calloc(npages, sizeof(*r->shm->fpage));
+			r->shm->npages = npages;
+			r->shm->refs = 1;
+		}
+		if (!r->shm || !r->shm->folio || !r->shm->fpage) {
+			if (r->shm) {
+				free(r->shm->folio);
+				free(r->shm->fpage);
+				free(r->shm);
+				r->shm = NULL;
+			}
+			region_free(r);
+			return -ENOMEM;
+		}
+	}
+	r->shmem = shmem;
+	r->order = order;
+	memset(r->live, 1, npages);
+	r->next = p->regions;
+	p->regions = r;
+	return 0;
+}
+
+int fsim_process_region_size(const struct fsim_process *p, const char *name,
+			     uint64_t *bytes)
+{
+	const struct region *r = find_region(p, name);
+
+	if (!r)
+		return -EINVAL;
+	*bytes = (uint64_t)r->npages << p->ctx->arch.page_shift;
+	return 0;
+}
+
+/* folio_put() of the page-table references: free an anon folio whose last
+ * mapping is gone. */
+static void put_if_unused(struct fsim_folio *f)
+{
+	if (f && fsim_folio_kind(f) == FSIM_KIND_ANON && fsim_folio_refcount(f) == 0)
+		fsim_folio_free(f);
+}
+
+static void clear_entry(struct pte_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+}
+
+/* __split_huge_pmd_locked(): a PMD becomes PTEs (anon: add the PTEs, then
+ * remove the PMD), the huge zeropage becomes zeropage PTEs, a shmem PMD is
+ * simply zapped (refaulted later). */
+static void split_pmd(struct fsim_process *p, struct region *r, unsigned long s)
+{
+	struct pte_entry *e = &r->e[s];
+	struct fsim_folio *f = e->folio;
+	const unsigned long n = pmd_nr(p), fpage = e->fpage;
+	unsigned long i;
+
+	if (e->zero) {
+		for (i = s; i < s + n; i++)
+			r->e[i].level = FSIM_LEVEL_PTE;
+		return;
+	}
+	if (r->shmem) {
+		fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PMD, fpage, n);
+		for (i = s; i < s + n; i++)
+			clear_entry(&r->e[i]);
+		return;
+	}
+	fsim_folio_add_anon_rmap(f, p->mm, FSIM_LEVEL_PTE, fpage, n,
+				 fsim_folio_anon_exclusive(f, fpage));
+	fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PMD, fpage, n);
+	for (i = s; i < s + n; i++)
+		r->e[i].level = FSIM_LEVEL_PTE;
+}
+
+/* zap_pte_range()/zap_huge_pmd() over pages [a, b): PMDs cut in part are
+ * split first; consecutive PTEs of one folio go in one batched call. */
+static void zap_range(struct fsim_process *p, struct region *r, unsigned long a,
+		      unsigned long b)
+{
+	const unsigned long n = pmd_nr(p);
+	unsigned long i, j;
+
+	for (i = a - a % n; i < b; i += n) {
+		if (i >= r->npages || r->e[i].level != FSIM_LEVEL_PMD ||
+		    (!r->e[i].folio && !r->e[i].zero))
+			continue;
+		if (i < a || i + n > b)
+			split_pmd(p, r, i);
+	}
+	for (i = a; i < b; i = j) {
+		struct pte_entry *e = &r->e[i];
+		struct fsim_folio *f = e->folio;
+
+		j = i + 1;
+		if (e->zero && e->level == FSIM_LEVEL_PMD) {
+			for (j = i; j < i + n; j++)
+				clear_entry(&r->e[j]);
+			continue;
+		}
+		if (!f) {
+			clear_entry(e);
+			continue;
+		}
+		if (e->level == FSIM_LEVEL_PMD) {
+			fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PMD, e->fpage, n);
+			for (j = i; j < i + n; j++)
+				clear_entry(&r->e[j]);
+			put_if_unused(f);
+			continue;
+		}
+		while (j < b && r->e[j].folio == f && r->e[j].level == FSIM_LEVEL_PTE &&
+		       r->e[j].fpage == e->fpage + (j - i))
+			j++;
+		fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PTE, e->fpage, j - i);
+		for (unsigned long k = i; k < j; k++)
+			clear_entry(&r->e[k]);
+		put_if_unused(f);
+	}
+}
+
+static int live_range(const struct region *r, unsigned long a, unsigned long b)
+{
+	unsigned long i;
+
+	for (i = a; i < b; i++)
+		if (!r->live[i])
+			return -EFAULT;
+	return 0;
+}
+
+int fsim_process_munmap(struct fsim_process *p, const char *name, uint64_t off,
+			uint64_t len)
+{
+	struct region *r = find_region(p, name);
+	unsigned long a, b, i;
+	int err = page_range(p, r, off, len, &a, &b);
+
+	if (err)
+		return err;
+	zap_range(p, r, a, b);
+	for (i = a; i < b; i++)
+		r->live[i] = 0;
+	return 0;
+}
+
+int fsim_process_dontneed(struct fsim_process *p, const char *name, uint64_t off,
+			  uint64_t len)
+{
+	struct region *r = find_region(p, name);
+	unsigned long a, b;
+	int err = page_range(p, r, off, len, &a, &b);
+
+	if (!err)
+		err = live_range(r, a, b);	/* madvise() on a hole: -ENOMEM */
+	if (err)
+		return err;
+	zap_range(p, r, a, b);
+	return 0;
+}
+
+/* Are pages [a, a + n) all unmapped (pte_none) and inside the VMA? */
+static bool range_none(const struct region *r, unsigned long a, unsigned long n)
+{
+	unsigned long i;
+
+	if (a + n > r->npages)
+		return false;
+	for (i = a; i < a + n; i++)
+		if (!r->live[i] || r->e[i].folio || r->e[i].zero)
+			return false;
+	return true;
+}
+
+static void set_entries(struct region *r, unsigned long a, unsigned long n,
+			struct fsim_folio *f, unsigned long fpage,
+			enum fsim_level level, bool writable, bool dirty)
+{
+	unsigned long i;
+
+	for (i = 0; i < n; i++) {
+		r->e[a + i].folio = f;
+		r->e[a + i].fpage = fpage + i;
+		r->e[a + i].level = (unsigned char)level;
+		r->e[a + i].zero = false;
+		r->e[a + i].writable = writable;
+		r->e[a + i].dirty = dirty;
+	}
+}
+
+/* A new anon folio of 2^order pages mapped at page a (do_anonymous_page(),
+ * do_huge_pmd_anonymous_page(), wp_page_copy()). */
+static int map_new_anon(struct fsim_process *p, struct region *r, unsigned long a,
+			unsigned int order)
+{
+	struct fsim_folio *f;
+	int err = fsim_folio_create(p->ctx, order, FSIM_KIND_ANON, &f);
+
+	if (err)
+		return err;
+	err = fsim_folio_add_new_anon_rmap(f, p->mm, true);
+	if (err) {
+		fsim_folio_free(f);
+		return err;
+	}
+	set_entries(r, a, 1ul << order, f,  0,
+		    order == p->ctx->arch.pmd_order ? FSIM_LEVEL_PMD : FSIM_LEVEL_PTE,
+		    true, true);
+	return 0;
+}
+
+/* do_anonymous_page() / do_huge_pmd_anonymous_page() with only the
+ * region's order enabled: the aligned range must be empty and inside the
+ * VMA, else order 0.  Reads map the (huge) zeropage. */
+static int anon_fault(struct fsim_process *p, struct region *r, unsigned long i,
+		      bool write)
+{
+	const unsigned long n = 1ul << r->order, a = i - i % n;
+	const bool pmd = r->order == p->ctx->arch.pmd_order;
+	unsigned long k;
+
+	if (!write) {
+		if (pmd && range_none(r, a, n)) {
+			for (k = a; k < a + n; k++) {
+				clear_entry(&r->e[k]);
+				r->e[k].zero = true;
+				r->e[k].level = FSIM_LEVEL_PMD;
+			}
+		} else {
+			clear_entry(&r->e[i]);
+			r->e[i].zero = true;
+		}
+		return 0;
+	}
+	if (r->order && range_none(r, a, n))
+		return map_new_anon(p, r, a, r->order);
+	return map_new_anon(p, r, i, 0);
+}
+
+/* shmem_fault() + finish_fault()/do_set_pmd(): find or allocate the page
+ * cache folio, then map the whole folio if it fits, else the page. */
+static int shmem_fault(struct fsim_process *p, struct region *r, unsigned long i,
+		       bool write)
+{
+	struct shm_object *shm = r->shm;
+	const unsigned long n = 1ul << r->order, a = i - i % n;
+	struct fsim_folio *f = shm->folio[i];
+	unsigned long fpage, start, k, nr;
+	int err;
+
+	if (!f) {
+		unsigned int order = r->order;
+		unsigned long base = a;
+
+		for (k = a; order && k < a + n; k++)
+			if (k >= shm->npages || shm->folio[k])
+				order = 0;
+		if (!order)
+			base = i;
+		err = fsim_folio_create(p->ctx, order, FSIM_KIND_SHMEM, &f);
+		if (err)
+			return err;
+		for (k = 0; k < (1ul << order); k++) {
+			shm->folio[base + k] = f;
+			shm->fpage[base + k] = k;
+		}
+	}
+	fpage = shm->fpage[i];
+	nr = fsim_folio_nr_pages(f);
+	start = i - fpage;
+	if (nr > 1 && range_none(r, start, nr)) {
+		enum fsim_level level = fsim_folio_order(f) == p->ctx->arch.pmd_order ?
+					FSIM_LEVEL_PMD : FSIM_LEVEL_PTE;
+
+		err = fsim_folio_add_file_rmap(f, p->mm, level, 0, nr);
+		if (!err)
+			set_entries(r, start, nr, f, 0, level, true, false);
+	} else {
+		err = fsim_folio_add_file_rmap(f, p->mm, FSIM_LEVEL_PTE, fpage, 1);
+		if (!err)
+			set_entries(r, i, 1, f, fpage, FSIM_LEVEL_PTE, true, false);
+	}
+	if (!err && write)
+		r->e[i].dirty = true;
+	return err;
+}
+
+/* __wp_can_reuse_large_anon_folio() of the RFC's base (6.15): reuse when
+ * every reference is a mapping and every mapping is in this mm. */
+static bool can_reuse_large_anon(struct fsim_process *p, struct fsim_folio *f)
+{
+	struct fsim_slot slots[2];
+	bool shared;
+
+	if (fsim_ctx_mode(p->ctx) != FSIM_MODE_RFC)
+		return false;	/* 6.12: never reuse a page of a large folio */
+	if (fsim_folio_mapcount(f) <= 1)
+		return false;	/* just free up the large folio */
+	if (fsim_folio_slots(f, slots, &shared) || shared)
+		return false;
+	return fsim_folio_mapcount(f) == fsim_folio_refcount(f);
+}
+
+/* do_wp_page() on an anon page whose entry is write-protected. */
+static int wp_fault(struct fsim_process *p, struct region *r, unsigned long i)
+{
+	const unsigned long n = pmd_nr(p);
+	struct pte_entry *e = &r->e[i];
+	struct fsim_folio *f = e->folio;
+	unsigned long k;
+	int err;
+
+	if (e->level == FSIM_LEVEL_PMD) {
+		/* do_huge_pmd_wp_page(): reuse if exclusive, else fall back */
+		const unsigned long s = i - i % n, head = r->e[s].fpage;
+
+		if (fsim_folio_anon_exclusive(f, head) || fsim_folio_refcount(f) == 1) {
+			fsim_folio_set_anon_exclusive(f, head, true);
+			for (k = s; k < s + n; k++)
+				r->e[k].writable = true;
+			e->dirty = true;
+			return 0;
+		}
+		split_pmd(p, r, s);
+	}
+	if (fsim_folio_anon_exclusive(f, e->fpage) ||
+	    (fsim_folio_order(f) == 0 && fsim_folio_refcount(f) == 1) ||
+	    (fsim_folio_order(f) > 0 && can_reuse_large_anon(p, f))) {
+		/* wp_page_reuse() */
+		fsim_folio_set_anon_exclusive(f, e->fpage, true);
+		e->writable = e->dirty = true;
+		return 0;
+	}
+	/* wp_page_copy(): a new small folio, then the old PTE goes. */
+	{
+		struct pte_entry old = *e;
+
+		err = map_new_anon(p, r, i, 0);
+		if (err)
+			return err;
+		fsim_folio_remove_rmap(old.folio, p->mm, FSIM_LEVEL_PTE, old.fpage, 1);
+		put_if_unused(old.folio);
+	}
+	return 0;
+}
+
+static int access_page(struct fsim_process *p, struct region *r, unsigned long i,
+		       bool write)
+{
+	struct pte_entry *e = &r->e[i];
+
+	if (r->shmem) {
+		if (!e->folio)
+			return shmem_fault(p, r, i, write);
+		if (write)
+			e->dirty = true;
+		return 0;
+	}
+	if (e->folio) {
+		if (!write)
+			return 0;
+		if (e->writable) {
+			e->dirty = true;
+			return 0;
+		}
+		return wp_fault(p, r, i);
+	}
+	if (e->zero) {
+		if (!write)
+			return 0;
+		/* Writing to the (huge) zeropage: split, then a new page. */
+		if (e->level == FSIM_LEVEL_PMD)
+			split_pmd(p, r, i - i % pmd_nr(p));
+		return map_new_anon(p, r, i, 0);
+	}
+	return anon_fault(p, r, i, write);
+}
+
+int fsim_process_access(struct fsim_process *p, const char *name, uint64_t off,
+			uint64_t len, bool write)
+{
+	struct region *r = find_region(p, name);
+	unsigned long a, b, i;
+	int err = page_range(p, r, off, len, &a, &b);
+
+	if (!err)
+		err = live_range(r, a, b);
+	for (i = a; !err && i < b; i++)
+		err = access_page(p, r, i, write);
+	return err;
+}
+
+/* copy_page_range() for one region: anon entries are shared with the
+ * child and write-protected in both (copy_present_ptes()/copy_huge_pmd());
+ * a shared shmem mapping has no anon_vma and is not copied at all. */
+static int copy_region(struct fsim_process *parent, struct fsim_process *child,
+		       struct region *src)
+{
+	const unsigned long n = pmd_nr(parent);
+	struct region *dst = region_alloc(src->name, src->npages);
+	unsigned long i, j;
+	int err = 0;
+
+	if (!dst)
+		return -ENOMEM;
+	dst->shmem = src->shmem;
+	dst->order = src->order;
+	memcpy(dst->live, src->live, src->npages);
+	dst->next = child->regions;
+	child->regions = dst;
+	if (src->shmem) {
+		dst->shm = src->shm;
+		dst->shm->refs++;
+		return 0;
+	}
+	for (i = 0; i < src->npages && !err; i = j) {
+		struct pte_entry *e = &src->e[i];
+
+		j = i + 1;
+		if (e->zero) {
+			dst->e[i] = *e;
+			continue;
+		}
+		if (!e->folio)
+			continue;
+		if (e->level == FSIM_LEVEL_PMD) {
+			j = i + n;
+			err = fsim_folio_try_dup_anon_rmap(e->folio, child->mm, parent->mm,
+							   FSIM_LEVEL_PMD, e->fpage, n);
+		} else {
+			while (j < src->npages && src->e[j].folio == e->folio &&
+			       src->e[j].level == FSIM_LEVEL_PTE &&
+			       src->e[j].fpage == e->fpage + (j - i))
+				j++;
+			err = fsim_folio_try_dup_anon_rmap(e->folio, child->mm, parent->mm,
+							   FSIM_LEVEL_PTE, e->fpage, j - i);
+		}
+		if (err)
+			break;
+		for (unsigned long k = i; k < j; k++) {
+			src->e[k].writable = false;
+			dst->e[k] = src->e[k];
+		}
+	}
+	return err;
+}
+
+int fsim_process_fork(struct fsim_process *parent, struct fsim_process **out)
+{
+	struct fsim_process *child;
+	struct region *r;
+	int err = fsim_process_create(parent->ctx, &child);
+
+	if (err)
+		return err;
+	for (r = parent->regions; r && !err; r = r->next)
+		err = copy_region(parent, child, r);
+	if (err) {
+		fsim_process_exit(child);
+		return err;
+	}
+	/* Keep the child's regions in the parent's order. */
+	{
+		struct region *rev = NULL;
+
+		while (child->regions) {
+			r = child->regions;
+			child->regions = r->next;
+			r->next = rev;
+			rev = r;
+		}
+		child->regions = rev;
+	}
+	*out = child;
+	return 0;
+}
+
+int fsim_process_exit(struct fsim_process *p)
+{
+	while (p->regions) {
+		struct region *r = p->regions;
+
+		p->regions = r->next;
+		zap_range(p, r, 0, r->npages);	/* exit_mmap() */
+		region_free(r);
+	}
+	fsim_mm_destroy(p->mm);		/* __mmdrop() */
+	free(p);
+	return 0;
+}
+
+int fsim_process_smaps(const struct fsim_process *p, const char *name,
+		       struct fsim_smaps *out)
+{
+	const struct region *r = find_region(p, name);
+	const unsigned long n = pmd_nr(p);
+	unsigned long i;
+
+	if (!r)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < r->npages; i++) {
+		const struct pte_entry *e = &r->e[i];
+
+		if (!r->live[i] || !e->folio)
+			continue;	/* the zeropage is not vm_normal_page() */
+		if (e->level == FSIM_LEVEL_PMD) {
+			fsim_smaps_account(e->folio, FSIM_LEVEL_PMD, e->fpage, e->dirty, out);
+			i += n - 1;
+		} else {
+			fsim_smaps_account(e->folio, FSIM_LEVEL_PTE, e->fpage, e->dirty, out);
+		}
+	}
+	return 0;
+}
+
+int fsim_process_smaps_kb(const struct fsim_process *p, const char *name,
+			  struct fsim_smaps_kb *out)
+{
+	const struct region *r = find_region(p, name);
+	const unsigned long n = pmd_nr(p);
+	unsigned long i = 0;
+
+	if (!r)
+		return -EINVAL;
+	memset(out, 0, sizeof(*out));
+	while (i < r->npages) {
+		struct fsim_smaps v;
+
+		if (!r->live[i]) {
+			i++;
+			continue;
+		}
+		/* One VMA: a maximal run of live pages (show_smap()). */
+		memset(&v, 0, sizeof(v));
+		for (; i < r->npages && r->live[i]; i++) {
+			const struct pte_entry *e = &r->e[i];
+
+			if (!e->folio)
+				continue;
+			if (e->level == FSIM_LEVEL_PMD) {
+				fsim_smaps_account(e->folio, FSIM_LEVEL_PMD, e->fpage,
+						   e->dirty, &v);
+				i += n - 1;
+			} else {
+				fsim_smaps_account(e->folio, FSIM_LEVEL_PTE, e->fpage,
+						   e->dirty, &v);
+			}
+		}
+		out->vmas++;
+		out->rss += v.resident >> 10;
+		out->pss += v.pss >> (FSIM_PSS_SHIFT + 10);
+		out->pss_anon += v.pss_anon >> (FSIM_PSS_SHIFT + 10);
+		out->pss_shmem += v.pss_shmem >> (FSIM_PSS_SHIFT + 10);
+		out->pss_dirty += v.pss_dirty >> (FSIM_PSS_SHIFT + 10);
+		out->private_total += (v.private_clean >> 10) + (v.private_dirty >> 10);
+		out->shared_total += (v.shared_clean >> 10) + (v.shared_dirty >> 10);
+		out->anonymous += v.anonymous >> 10;
+		out->anon_huge += v.anonymous_thp >> 10;
+		out->shmem_pmd += v.shmem_thp >> 10;
+	}
+	return 0;
+}
+
+int fsim_process_mapmax(const struct fsim_process *p, const char *name,
+			unsigned long *out)
+{
+	const struct region *r = find_region(p, name);
+	unsigned long i, m;
+
+	if (!r)
+		return -EINVAL;
+	*out = 0;
+	for (i = 0; i < r->npages; i++) {
+		const struct pte_entry *e = &r->e[i];
+
+		if (!r->live[i] || !e->folio)
+			continue;
+		m = fsim_numa_mapmax(e->folio, e->fpage);
+		if (m > *out)
+			*out = m;
+		if (e->level == FSIM_LEVEL_PMD)
+			i += pmd_nr(p) - 1;
+	}
+	return 0;
+}
+
+int fsim_process_page(const struct fsim_process *p, const char *name, uint64_t off,
+		      struct fsim_page_view *out)
+{
+	const struct region *r = find_region(p, name);
+	const unsigned long i = r ? (unsigned long)(off >> p->ctx->arch.page_shift) : 0;
+	const struct pte_entry *e;
+
+	memset(out, 0, sizeof(*out));
+	if (!r || i >= r->npages)
+		return -EINVAL;
+	e = &r->e[i];
+	if (!r->live[i])
+		return 0;
+	out->zero_page = e->zero;
+	if (!e->folio)
+		return 0;
+	out->present = true;
+	out->folio = e->folio;
+	out->folio_page = e->fpage;
+	out->level = (enum fsim_level)e->level;
+	out->kpagecount = fsim_kpagecount(e->folio, e->fpage);
+	out->pm_exclusive = fsim_pagemap_exclusive(e->folio, e->fpage);
+	return 0;
+}
+
+int fsim_process_region_folios(const struct fsim_process *p, const char *name,
+			       void (*fn)(void *arg, struct fsim_folio *folio),
+			       void *arg)
+{
+	const struct region *r = find_region(p, name);
+	struct fsim_folio *last = NULL;
+	unsigned long i;
+
+	if (!r)
+		return -EINVAL;
+	for (i = 0; i < r->npages; i++) {
+		struct fsim_folio *f = r->e[i].folio;
+
+		if (r->live[i] && f && f != last) {
+			fn(arg, f);
+			last = f;
+		}
+	}
+	return 0;
+}
