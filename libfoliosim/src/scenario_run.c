@@ -971,9 +971,10 @@ static void put_value(struct values *v, const char *key, const char *val)
 static void collect_values(struct run *r, struct values *v)
 {
 	static const char *const folio_keys[] = { "mapcount", "total_mapped_pages",
-		"avg_mapcount", "maybe_shared", "partially_mapped", "kpagecount[0]" };
+		"avg_mapcount", "maybe_shared", "partially_mapped", "kpagecount[0]",
+		"exclusive[0]", "mapmax[0]" };
 	static const char *const region_keys[] = { "rss_kb", "pss_kb", "private_kb",
-		"shared_kb", "anon_huge_kb", "mapmax" };
+		"shared_kb", "anon_huge_kb", "mapmax", "kpagecount@0", "exclusive@0" };
 	char key[64], val[32];
 	size_t k, i;
 	unsigned int o;
@@ -987,10 +988,15 @@ static void collect_values(struct run *r, struct values *v)
 			continue;
 		if (s->kind == SYM_FOLIO) {
 			for (i = 0; i < sizeof(folio_keys) / sizeof(*folio_keys); i++) {
-				bool idx = strchr(folio_keys[i], '[') != NULL;
+				char base[32];
 
-				folio_value(r, s->obj, idx ? "kpagecount" : folio_keys[i], 0,
-					    val, sizeof(val));
+				snprintf(base, sizeof(base), "%.*s",
+					 (int)strcspn(folio_keys[i], "["), folio_keys[i]);
+				/* Page-level values only mean something for a mapped page. */
+				if (strchr(folio_keys[i], '[') &&
+				    !fsim_oracle_true_mapcount(s->obj, 0))
+					continue;
+				folio_value(r, s->obj, base, 0, val, sizeof(val));
 				snprintf(key, sizeof(key), "%s %s", s->name, folio_keys[i]);
 				put_value(v, key, val);
 			}
@@ -1025,60 +1031,248 @@ static void collect_values(struct run *r, struct values *v)
 	}
 }
 
-int fsim_script_diff(const struct fsim_script *script, size_t i, FILE *out)
+typedef void (*diff_fn)(void *arg, const struct stmt *st, const char *key,
+			const char *legacy, const char *rfc);
+
+/* Runs scenario i in both modes in lockstep, calling fn for every value
+ * that differs after a statement.  0, or -1 if a statement failed (the
+ * message is in err). */
+static int lockstep(const struct fsim_script *script, size_t i, diff_fn fn,
+		    void *arg, char *err, size_t errlen, bool *ran)
 {
 	struct fsim_run_options ol = { FSIM_MODE_LEGACY, NULL, false };
 	struct fsim_run_options orf = { FSIM_MODE_RFC, NULL, false };
 	struct fsim_result rl, rr;
 	struct run legacy, rfc;
 	static struct values vl, vr;
-	size_t k, j, shown = 0;
+	size_t k, j;
 	int status = 0;
 
+	*ran = false;
 	if (!run_begin(&legacy, script, i, &ol, &rl)) {
-		fprintf(out, "%s: %s\n", script->sc[i].name, rl.message);
+		snprintf(err, errlen, "%s", rl.message);
 		return rl.outcome == FSIM_FAIL ? -1 : 0;
 	}
 	if (!run_begin(&rfc, script, i, &orf, &rr)) {
 		run_end(&legacy);
-		fprintf(out, "%s: %s\n", script->sc[i].name, rr.message);
+		snprintf(err, errlen, "%s", rr.message);
 		return rr.outcome == FSIM_FAIL ? -1 : 0;
 	}
+	*ran = true;
 	legacy.skip_expects = rfc.skip_expects = true;
-	fprintf(out, "scenario %s: values that differ, legacy (6.12) | rfc\n",
-		script->sc[i].name);
 	for (k = 0; k < script->sc[i].nstmts; k++) {
 		const struct stmt *st = &script->sc[i].stmts[k];
-		bool first = true;
 
 		if (st->kind == ST_EXPECT || st->kind == ST_MODE || st->kind == ST_ARCH)
 			continue;
 		if (!run_statement(&legacy, st) || !run_statement(&rfc, st)) {
-			fprintf(out, "  stopped: %s\n",
-				legacy.res->outcome == FSIM_FAIL ? rl.message : rr.message);
+			snprintf(err, errlen, "%s", rl.outcome == FSIM_FAIL ? rl.message
+									: rr.message);
 			status = -1;
 			break;
 		}
 		collect_values(&legacy, &vl);
 		collect_values(&rfc, &vr);
-		for (j = 0; j < vl.n && j < vr.n; j++) {
-			if (!strcmp(vl.val[j], vr.val[j]) || strcmp(vl.key[j], vr.key[j]))
-				continue;
-			if (first) {
-				struct fsim_run_options to = { FSIM_MODE_LEGACY, out, true };
-				struct run tmp = legacy;
-
-				tmp.opts = &to;
-				trace_statement(&tmp, st);
-				first = false;
-			}
-			fprintf(out, "      %-40s %12s | %s\n", vl.key[j], vl.val[j], vr.val[j]);
-			shown++;
-		}
+		for (j = 0; j < vl.n && j < vr.n; j++)
+			if (strcmp(vl.val[j], vr.val[j]) && !strcmp(vl.key[j], vr.key[j]))
+				fn(arg, st, vl.key[j], vl.val[j], vr.val[j]);
 	}
-	if (!shown && !status)
-		fprintf(out, "  no user-visible value differs\n");
 	run_end(&legacy);
 	run_end(&rfc);
 	return status;
+}
+
+static void statement_text(const struct fsim_script *script, const struct stmt *st,
+			   char *buf, size_t len)
+{
+	struct fsim_run_options to = { FSIM_MODE_LEGACY, NULL, true };
+	struct fsim_result res;
+	struct run tmp;
+	FILE *f;
+	size_t n;
+
+	memset(&tmp, 0, sizeof(tmp));
+	tmp.script = script;
+	tmp.res = &res;
+	tmp.opts = &to;
+	buf[0] = '\0';
+	f = tmpfile();
+	if (!f)
+		return;
+	to.trace = f;
+	trace_statement(&tmp, st);
+	rewind(f);
+	n = fread(buf, 1, len - 1, f);
+	buf[n] = '\0';
+	while (n && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
+		buf[--n] = '\0';
+	fclose(f);
+}
+
+struct diff_print {
+	FILE *out;
+	const struct fsim_script *script;
+	const struct stmt *last;
+	size_t shown;
+};
+
+static void print_diff(void *arg, const struct stmt *st, const char *key,
+		       const char *legacy, const char *rfc)
+{
+	struct diff_print *d = arg;
+	char text[256];
+
+	if (d->last != st) {
+		statement_text(d->script, st, text, sizeof(text));
+		fprintf(d->out, "%s\n", text);
+		d->last = st;
+	}
+	fprintf(d->out, "      %-40s %12s | %s\n", key, legacy, rfc);
+	d->shown++;
+}
+
+int fsim_script_diff(const struct fsim_script *script, size_t i, FILE *out)
+{
+	struct diff_print d = { out, script, NULL, 0 };
+	char err[512] = "";
+	bool ran;
+	int status;
+
+	fprintf(out, "scenario %s: values that differ, legacy (6.12) | rfc\n",
+		script->sc[i].name);
+	status = lockstep(script, i, print_diff, &d, err, sizeof(err), &ran);
+	if (!ran)
+		fprintf(out, "  %s\n", err);
+	else if (status)
+		fprintf(out, "  stopped: %s\n", err);
+	else if (!d.shown)
+		fprintf(out, "  no user-visible value differs\n");
+	return status;
+}
+
+/* ------------------------------------------------------------------ */
+/* foliosim report: Markdown for docs/what-changes.md                  */
+/* ------------------------------------------------------------------ */
+
+/* Which /proc reader a value belongs to, for the summary. */
+static int reader_of(const char *key)
+{
+	static const char *const suffix[FSIM_READERS] = {
+		"pss_kb", "private_kb", "shared_kb", "anon_pages_kb", "kpagecount",
+		"exclusive", "mapmax", "nr_anon_partially_mapped", "rss_kb" };
+	int r;
+
+	for (r = 0; r < FSIM_READERS; r++)
+		if (strstr(key, suffix[r]))
+			return r;
+	return -1;
+}
+
+struct report {
+	FILE *out;
+	const struct fsim_script *script;
+	const struct stmt *last;
+	size_t rows, max_rows, hidden;
+	struct fsim_report_totals *totals;
+	bool counted[FSIM_READERS][2];	/* per scenario: seen lower/higher */
+};
+
+static int numeric(const char *v, long long *out)
+{
+	char *end;
+
+	if (!strcmp(v, "yes") || !strcmp(v, "no")) {
+		*out = !strcmp(v, "yes");
+		return 1;
+	}
+	*out = strtoll(v, &end, 10);
+	return *v && !*end;
+}
+
+static void report_row(void *arg, const struct stmt *st, const char *key,
+		       const char *legacy, const char *rfc)
+{
+	struct report *rp = arg;
+	long long l, r;
+	int reader = reader_of(key);
+	char text[256];
+
+	if (reader >= 0 && numeric(legacy, &l) && numeric(rfc, &r) && l != r) {
+		const int dir = r > l;
+
+		rp->totals->changes[reader][dir]++;
+		if (!rp->counted[reader][dir]) {
+			rp->counted[reader][dir] = true;
+			rp->totals->scenarios[reader][dir]++;
+		}
+	}
+	if (rp->rows >= rp->max_rows) {
+		rp->hidden++;
+		return;
+	}
+	if (rp->last != st) {
+		statement_text(rp->script, st, text, sizeof(text));
+		/* "  12  P munmap R ..." -> "12: P munmap R ..." */
+		{
+			char *t = text;
+			unsigned int line = 0;
+
+			while (*t == ' ')
+				t++;
+			sscanf(t, "%u", &line);
+			while (*t && *t != ' ')
+				t++;
+			while (*t == ' ')
+				t++;
+			fprintf(rp->out, "| %u: `%s` | %s | %s | %s |\n", line, t, key,
+				legacy, rfc);
+		}
+		rp->last = st;
+	} else {
+		fprintf(rp->out, "| | %s | %s | %s |\n", key, legacy, rfc);
+	}
+	rp->rows++;
+}
+
+int fsim_script_report(const struct fsim_script *script, size_t i, FILE *out,
+		       struct fsim_report_totals *totals)
+{
+	struct report rp;
+	char err[512] = "";
+	bool ran;
+	int status;
+
+	memset(&rp, 0, sizeof(rp));
+	rp.out = out;
+	rp.script = script;
+	rp.max_rows = 40;
+	rp.totals = totals;
+	fprintf(out, "### %s\n\n", script->sc[i].name);
+	fprintf(out, "| step | value | 6.12 | RFC |\n|---|---|---|---|\n");
+	status = lockstep(script, i, report_row, &rp, err, sizeof(err), &ran);
+	if (!ran) {
+		fprintf(out, "| | (%s) | | |\n", err);
+	} else if (status) {
+		fprintf(out, "| | (stopped: %s) | | |\n", err);
+	} else if (!rp.rows) {
+		fprintf(out, "| | no user-visible value differs | | |\n");
+	}
+	if (rp.hidden)
+		fprintf(out, "| | ... %zu more differing values | | |\n", rp.hidden);
+	fprintf(out, "\n");
+	if (ran)
+		totals->scenarios_run++;
+	if (rp.rows)
+		totals->scenarios_differing++;
+	return status;
+}
+
+const char *fsim_report_reader_name(int reader)
+{
+	static const char *const names[FSIM_READERS] = {
+		"Pss (smaps)", "USS = Private (smaps)", "Shared (smaps)",
+		"AnonPages (meminfo)", "/proc/kpagecount", "pagemap bit 56 (PM_MMAP_EXCLUSIVE)",
+		"numa_maps mapmax", "nr_anon_partially_mapped (deferred split)", "Rss (smaps)" };
+
+	return reader >= 0 && reader < FSIM_READERS ? names[reader] : "?";
 }

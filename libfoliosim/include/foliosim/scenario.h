@@ -71,6 +71,20 @@ FSIM_API void fsim_script_run(const struct fsim_script *script, size_t i,
  *  between legacy and rfc.  0, or -1 if a statement failed. */
 FSIM_API int fsim_script_diff(const struct fsim_script *script, size_t i, FILE *out);
 
+/** The /proc readers the report sums up, and how often the RFC shows a
+ *  lower [0] or higher [1] value than 6.12. */
+#define FSIM_READERS 9
+struct fsim_report_totals {
+	unsigned long changes[FSIM_READERS][2];		/* differing values */
+	unsigned long scenarios[FSIM_READERS][2];	/* scenarios with one */
+	unsigned long scenarios_run, scenarios_differing;
+};
+/** A Markdown table of the values that differ between 6.12 and the RFC
+ *  after each step of scenario @i; adds to @totals. */
+FSIM_API int fsim_script_report(const struct fsim_script *script, size_t i,
+				FILE *out, struct fsim_report_totals *totals);
+FSIM_API const char *fsim_report_reader_name(int reader);
+
 #ifdef __cplusplus
 }
 #endif
