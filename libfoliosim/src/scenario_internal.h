@@ -13,13 +13,8 @@ enum stmt_kind {
 	ST_PROCESS, ST_PROC_OP,
 };
 
-/* key=value, key[i]=value or key[a:b]=value */
-struct arg {
-	char *key;
-	char *value;
-	bool indexed;
-	unsigned long lo, hi;	/* pages [lo, hi) when indexed */
-};
+/* key=value, key[i]=value or key[a:b]=value (public: fsim_stmt_arg) */
+#define arg fsim_stmt_arg
 
 struct stmt {
 	enum stmt_kind kind;

@@ -880,3 +880,64 @@ bool fsim_script_has_processes(const struct fsim_script *s, size_t i)
 {
 	return i < s->n && s->sc[i].has_processes;
 }
+
+static const char *const kind_names[] = {
+	[ST_MODE] = "mode", [ST_ARCH] = "arch", [ST_MM] = "mm", [ST_MMDROP] = "mmdrop",
+	[ST_FOLIO] = "folio", [ST_NEW_ANON] = "new-anon", [ST_ADD] = "add",
+	[ST_REMOVE] = "remove", [ST_DUP] = "dup", [ST_PIN] = "pin", [ST_UNPIN] = "unpin",
+	[ST_FREE] = "free", [ST_EXPECT] = "expect", [ST_PROCESS] = "process",
+};
+
+const char *fsim_script_file(const struct fsim_script *s)
+{
+	return s->file;
+}
+
+const char *fsim_script_error(const struct fsim_script *s, size_t i)
+{
+	return i < s->n ? s->sc[i].error : NULL;
+}
+
+const struct fsim_arch *fsim_script_arch(const struct fsim_script *s, size_t i)
+{
+	return i < s->n ? &s->sc[i].arch : NULL;
+}
+
+size_t fsim_script_statements(const struct fsim_script *s, size_t i)
+{
+	return i < s->n ? s->sc[i].nstmts : 0;
+}
+
+int fsim_script_statement(const struct fsim_script *s, size_t i, size_t k,
+			  struct fsim_stmt_view *v)
+{
+	const struct stmt *st;
+
+	if (i >= s->n || k >= s->sc[i].nstmts)
+		return -EINVAL;
+	st = &s->sc[i].stmts[k];
+	v->line = st->line;
+	v->keyword = st->kind == ST_PROC_OP ? st->words[1] : kind_names[st->kind];
+	v->expect_mode = st->expect_mode;
+	v->repeat = st->repeat;
+	v->nwords = st->nwords;
+	v->words = st->words;
+	v->nargs = st->nargs;
+	v->args = st->args;
+	return 0;
+}
+
+const char *fsim_stmt_value(const struct fsim_stmt_view *v, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < v->nargs; i++)
+		if (!v->args[i].indexed && !strcmp(v->args[i].key, key))
+			return v->args[i].value;
+	return NULL;
+}
+
+bool fsim_parse_size(const char *s, unsigned long long *out)
+{
+	return scn_parse_size(s, out);
+}

@@ -41,6 +41,49 @@ FSIM_API bool fsim_script_runs_in(const struct fsim_script *script, size_t i,
 /** Whether scenario @i has process statements (syscall level). */
 FSIM_API bool fsim_script_has_processes(const struct fsim_script *script, size_t i);
 
+/* ------------------------------------------------------------------ */
+/* Read-only access to parsed statements, for other executors (the     */
+/* KUnit table generator, the guest runner that replays process        */
+/* statements with real system calls).                                 */
+/* ------------------------------------------------------------------ */
+
+/** key=value, key[i]=value (lo = i, hi = i + 1) or key[a:b]=value. */
+struct fsim_stmt_arg {
+	char *key;
+	char *value;
+	bool indexed;
+	unsigned long lo, hi;
+};
+
+struct fsim_stmt_view {
+	unsigned int line;
+	/* "mode", "arch", "mm", "mmdrop", "folio", "new-anon", "add", "remove",
+	 * "dup", "pin", "unpin", "free", "expect", "process", or for a process
+	 * operation its verb: "mmap", "touch", "read", "fork", "munmap",
+	 * "dontneed", "exit" (then words[0] is the process). */
+	const char *keyword;
+	int expect_mode;		/* expect[legacy|rfc]: that mode, else -1 */
+	unsigned long repeat;		/* 1 unless "repeat N" */
+	size_t nwords;			/* names after the keyword (process ops: */
+	char *const *words;		/* P, verb, then the operands) */
+	size_t nargs;
+	const struct fsim_stmt_arg *args;
+};
+
+FSIM_API const char *fsim_script_file(const struct fsim_script *script);
+/** The first parse error of scenario @i ("FILE:LINE: message"), or NULL. */
+FSIM_API const char *fsim_script_error(const struct fsim_script *script, size_t i);
+FSIM_API const struct fsim_arch *fsim_script_arch(const struct fsim_script *script,
+						  size_t i);
+FSIM_API size_t fsim_script_statements(const struct fsim_script *script, size_t i);
+/** Statement @k of scenario @i; 0 or -EINVAL if out of range. */
+FSIM_API int fsim_script_statement(const struct fsim_script *script, size_t i,
+				   size_t k, struct fsim_stmt_view *out);
+/** The value of @key in @v (non-indexed), or NULL. */
+FSIM_API const char *fsim_stmt_value(const struct fsim_stmt_view *v, const char *key);
+/** Parses a size value (N, NK, NM, NG) or a plain number. */
+FSIM_API bool fsim_parse_size(const char *s, unsigned long long *out);
+
 enum fsim_outcome {
 	FSIM_PASS = 0,
 	FSIM_FAIL = 1,
