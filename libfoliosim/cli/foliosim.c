@@ -162,6 +162,31 @@ static int cmd_diff(struct options *o)
 	return status;
 }
 
+/* One sentence per reader: the direction the RFC moves it, from counts. */
+static void print_drift(const struct fsim_report_totals *t)
+{
+	int r;
+
+	printf("In these scenarios, after the series:\n\n");
+	for (r = 0; r < FSIM_READERS; r++) {
+		const unsigned long lo = t->scenarios[r][0], hi = t->scenarios[r][1];
+		const char *how;
+
+		if (!lo && !hi)
+			how = "never differs from 6.12";
+		else if (lo && !hi)
+			how = "is only ever lower than in 6.12 (under-estimated)";
+		else if (hi && !lo)
+			how = "is only ever higher than in 6.12 (over-estimated)";
+		else
+			how = "drifts both ways (over- and under-estimated)";
+		printf("- %s %s", fsim_report_reader_name(r), how);
+		if (lo || hi)
+			printf(": lower in %lu, higher in %lu scenarios", lo, hi);
+		printf(".\n");
+	}
+}
+
 static int cmd_report(struct options *o)
 {
 	struct fsim_report_totals t;
@@ -196,7 +221,8 @@ static int cmd_report(struct options *o)
 		       fsim_report_reader_name(r), t.changes[r][0], t.scenarios[r][0],
 		       t.changes[r][1], t.scenarios[r][1]);
 	printf("\n(For pagemap bit 56, \"lower\" means a page shown exclusive in 6.12 is shown "
-	       "maybe-shared after the series.)\n");
+	       "maybe-shared after the series.)\n\n");
+	print_drift(&t);
 	return status;
 }
 

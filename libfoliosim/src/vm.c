@@ -723,6 +723,10 @@ int fsim_process_smaps_kb(const struct fsim_process *p, const char *name,
 		out->pss_anon += v.pss_anon >> (FSIM_PSS_SHIFT + 10);
 		out->pss_shmem += v.pss_shmem >> (FSIM_PSS_SHIFT + 10);
 		out->pss_dirty += v.pss_dirty >> (FSIM_PSS_SHIFT + 10);
+		out->private_clean += v.private_clean >> 10;
+		out->private_dirty += v.private_dirty >> 10;
+		out->shared_clean += v.shared_clean >> 10;
+		out->shared_dirty += v.shared_dirty >> 10;
 		out->private_total += (v.private_clean >> 10) + (v.private_dirty >> 10);
 		out->shared_total += (v.shared_clean >> 10) + (v.shared_dirty >> 10);
 		out->anonymous += v.anonymous >> 10;

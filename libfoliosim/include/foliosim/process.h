@@ -62,6 +62,7 @@ FSIM_API int fsim_process_smaps(const struct fsim_process *p, const char *region
  *  value shifted right by 10 (Pss: by PSS_SHIFT + 10), summed over VMAs. */
 struct fsim_smaps_kb {
 	uint64_t rss, pss, pss_anon, pss_shmem, pss_dirty;
+	uint64_t private_clean, private_dirty, shared_clean, shared_dirty;
 	uint64_t private_total, shared_total;	/* Private_* and Shared_* sums */
 	uint64_t anonymous, anon_huge, shmem_pmd;
 	unsigned int vmas;
