@@ -1,0 +1,1010 @@
+// SPDX-License-Identifier: MIT
+/*
+ * foliosim-guest: replays the process statements of scenario files with
+ * real system calls and checks every `expect` against what the running
+ * kernel shows in /proc and sysfs.
+ *
+ *   foliosim-guest [--mode legacy|rfc] [--verbose] FILE...
+ *
+ * Each scenario process is a real process (a worker) that obeys commands
+ * sent by this controller over a pair of FIFOs; `P fork C` makes P's
+ * worker fork() for real, so C shares P's folios exactly as the kernel
+ * sets them up.  The controller reads /proc/PID/smaps, numa_maps, pagemap,
+ * /proc/kpagecount, /proc/kpageflags, /proc/meminfo, /proc/vmstat and the
+ * per-size THP counters.  The same statements also run in the libfoliosim
+ * model of the kernel's mode, only to tell when the kernel fell back to a
+ * smaller folio than the scenario asked for: such a scenario is skipped
+ * with the reason, never passed.
+ *
+ * Output follows `foliosim check`: "ok NAME", "skip NAME: reason",
+ * "FAIL NAME: FILE:LINE: expected KEY=V, got W", then "N passed, M failed,
+ * K skipped".  The mode defaults to foliosim.mode= on the kernel command
+ * line (legacy if absent).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "foliosim/foliosim.h"
+#include "foliosim/process.h"
+#include "foliosim/scenario.h"
+
+#define MAX_PROCS 600
+#define MAX_REGIONS 16
+#define PAGE 4096ul
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+
+/* ---------------------------------------------------------------- */
+/* Workers: one real process per scenario process                    */
+/* ---------------------------------------------------------------- */
+
+struct wregion {
+	char name[32];
+	char *addr;
+	size_t size;
+};
+
+static struct wregion wregions[MAX_REGIONS];
+static int nwregions;
+
+static struct wregion *wfind(const char *name)
+{
+	int i;
+
+	for (i = 0; i < nwregions; i++)
+		if (!strcmp(wregions[i].name, name))
+			return &wregions[i];
+	return NULL;
+}
+
+static void fifo_names(const char *dir, const char *proc, char *cmd, char *rsp)
+{
+	snprintf(cmd, 256, "%s/%s.cmd", dir, proc);
+	snprintf(rsp, 256, "%s/%s.rsp", dir, proc);
+}
+
+/* mmap() aligned to the folio size, as the scenario format asks. */
+static char *map_aligned(size_t size, bool shmem, unsigned int order)
+{
+	const size_t align = PAGE << order;
+	char *raw, *p;
+	size_t head;
+
+	raw = mmap(NULL, size + align, PROT_READ | PROT_WRITE,
+		   (shmem ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED)
+		return NULL;
+	p = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
+	head = (size_t)(p - raw);
+	if (head)
+		munmap(raw, head);
+	if (align - head)
+		munmap(p + size, align - head);
+	/* Large folios only where asked; order 0 regions must not get THPs. */
+	madvise(p, size, order >= 2 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	return p;
+}
+
+static int worker_command(char *line, char *reply, size_t len, const char *dir);
+
+/* The worker's own FIFOs; a forked child closes its parent's first. */
+static FILE *worker_in, *worker_out;
+
+static void worker_loop(const char *dir, const char *name)
+{
+	char cmd[256], rsp[256], line[512], reply[128];
+
+	if (worker_in)
+		fclose(worker_in);
+	if (worker_out)
+		fclose(worker_out);
+	/* Children of workers are reaped by the kernel: no zombies pile up. */
+	signal(SIGCHLD, SIG_IGN);
+	fifo_names(dir, name, cmd, rsp);
+	worker_in = fopen(cmd, "r");
+	worker_out = worker_in ? fopen(rsp, "w") : NULL;
+	if (!worker_in || !worker_out)
+		_exit(111);
+	setvbuf(worker_out, NULL, _IOLBF, 0);
+	while (fgets(line, sizeof(line), worker_in)) {
+		int quit = worker_command(line, reply, sizeof(reply), dir);
+
+		fprintf(worker_out, "%s\n", reply);
+		if (quit)
+			break;
+	}
+	_exit(0);
+}
+
+static int worker_command(char *line, char *reply, size_t len, const char *dir)
+{
+	char verb[16] = "", region[32] = "";
+	unsigned long long a = 0, b = 0, c = 0;
+	struct wregion *r;
+	size_t i;
+
+	sscanf(line, "%15s %31s %llu %llu %llu", verb, region, &a, &b, &c);
+	snprintf(reply, len, "ok");
+	if (!strcmp(verb, "exit"))
+		return 1;
+	if (!strcmp(verb, "ping"))
+		return 0;
+	if (!strcmp(verb, "fork")) {
+		pid_t pid = fork();
+
+		if (pid == 0)
+			worker_loop(dir, region);	/* region holds the child's name */
+		snprintf(reply, len, pid < 0 ? "err %d" : "ok %d", pid < 0 ? errno : pid);
+		return 0;
+	}
+	if (!strcmp(verb, "mmap")) {
+		if (nwregions == MAX_REGIONS || wfind(region)) {
+			snprintf(reply, len, "err %d", EEXIST);
+			return 0;
+		}
+		r = &wregions[nwregions];
+		r->addr = map_aligned((size_t)a, c != 0, (unsigned int)b);
+		if (!r->addr) {
+			snprintf(reply, len, "err %d", errno);
+			return 0;
+		}
+		snprintf(r->name, sizeof(r->name), "%s", region);
+		r->size = (size_t)a;
+		nwregions++;
+		snprintf(reply, len, "ok %p", (void *)r->addr);
+		return 0;
+	}
+	r = wfind(region);
+	if (!r || a + b > r->size) {
+		snprintf(reply, len, "err %d", EINVAL);
+		return 0;
+	}
+	if (!strcmp(verb, "touch")) {
+		for (i = 0; i < b; i += PAGE)
+			((volatile char *)r->addr)[a + i] = 1;
+	} else if (!strcmp(verb, "read")) {
+		for (i = 0; i < b; i += PAGE)
+			(void)((volatile char *)r->addr)[a + i];
+	} else if (!strcmp(verb, "munmap")) {
+		if (munmap(r->addr + a, (size_t)b))
+			snprintf(reply, len, "err %d", errno);
+	} else if (!strcmp(verb, "dontneed")) {
+		if (madvise(r->addr + a, (size_t)b, MADV_DONTNEED))
+			snprintf(reply, len, "err %d", errno);
+	} else {
+		snprintf(reply, len, "err %d", ENOSYS);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- */
+/* The controller                                                    */
+/* ---------------------------------------------------------------- */
+
+struct cregion {
+	char name[32];
+	uintptr_t addr;
+	uint64_t size;
+};
+
+struct cproc {
+	char name[32];
+	pid_t pid;
+	FILE *cmd, *rsp;
+	bool exited;
+	struct cregion region[MAX_REGIONS];
+	int nregions;
+	struct fsim_process *model;
+};
+
+struct scenario_run {
+	const struct fsim_script *script;
+	size_t index;
+	enum fsim_mode mode;
+	char dir[64];
+	struct cproc procs[MAX_PROCS];
+	int nprocs;
+	struct fsim_ctx *model;
+	long long anon0, split0, thp0[10][3];
+	char message[512];
+	int outcome;		/* FSIM_PASS/FAIL/SKIP */
+	unsigned int line;
+	bool verbose;
+};
+
+static bool fail(struct scenario_run *s, int outcome, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	s->outcome = outcome;
+	if (outcome == FSIM_SKIP)
+		snprintf(s->message, sizeof(s->message), "%s", msg);
+	else
+		snprintf(s->message, sizeof(s->message), "%s:%u: %s",
+			 fsim_script_file(s->script), s->line, msg);
+	return false;
+}
+
+static struct cproc *find_proc(struct scenario_run *s, const char *name)
+{
+	int i;
+
+	for (i = 0; i < s->nprocs; i++)
+		if (!strcmp(s->procs[i].name, name) && !s->procs[i].exited)
+			return &s->procs[i];
+	return NULL;
+}
+
+static struct cregion *find_cregion(struct cproc *p, const char *name)
+{
+	int i;
+
+	for (i = 0; i < p->nregions; i++)
+		if (!strcmp(p->region[i].name, name))
+			return &p->region[i];
+	return NULL;
+}
+
+static long long read_ll(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long long v = -1;
+
+	if (f) {
+		if (fscanf(f, "%lld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+static int write_str(const char *path, const char *value)
+{
+	FILE *f = fopen(path, "w");
+	int err = 0;
+
+	if (!f)
+		return -errno;
+	if (fputs(value, f) < 0)
+		err = -EIO;
+	if (fclose(f))
+		err = -errno;
+	return err;
+}
+
+static long long meminfo_kb(const char *key)
+{
+	FILE *f = fopen("/proc/meminfo", "r");
+	char line[256];
+	long long v = -1;
+	size_t n = strlen(key);
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = atoll(line + n + 1);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+static long long vmstat(const char *key)
+{
+	FILE *f = fopen("/proc/vmstat", "r");
+	char name[128];
+	long long v, found = -1;
+
+	while (f && fscanf(f, "%127s %lld", name, &v) == 2)
+		if (!strcmp(name, key))
+			found = v;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+static const char *const thp_stat_names[3] = { "nr_anon", "nr_anon_partially_mapped",
+					       "split_deferred" };
+
+static long long thp_stat(unsigned int order, int which)
+{
+	char path[160];
+
+	snprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/stats/%s",
+		 (PAGE << order) >> 10, thp_stat_names[which]);
+	return read_ll(path);
+}
+
+/* Per-size knobs: the orders the scenario's regions ask for on madvise,
+ * every other order never; khugepaged must not collapse behind our back. */
+static void set_knobs(struct scenario_run *s)
+{
+	bool anon_order[10] = { false }, shmem_order[10] = { false };
+	struct fsim_stmt_view v;
+	char path[160];
+	unsigned int o;
+	size_t k;
+
+	for (k = 0; !fsim_script_statement(s->script, s->index, k, &v); k++) {
+		const char *order = fsim_stmt_value(&v, "order");
+		unsigned int ord = order ? (unsigned int)atoi(order) : 0;
+		bool shmem = v.nwords == 4 && !strcmp(v.words[3], "shmem");
+
+		if (strcmp(v.keyword, "mmap") || ord > 9)
+			continue;
+		if (shmem)
+			shmem_order[ord] = true;
+		else
+			anon_order[ord] = true;
+	}
+	write_str(THP_DIR "/enabled", "madvise");
+	write_str(THP_DIR "/defrag", "madvise");
+	write_str(THP_DIR "/shmem_enabled", shmem_order[9] ? "advise" : "never");
+	write_str(THP_DIR "/khugepaged/scan_sleep_millisecs", "3600000");
+	write_str(THP_DIR "/khugepaged/max_ptes_none", "0");
+	for (o = 2; o <= 9; o++) {
+		snprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/enabled",
+			 (PAGE << o) >> 10);
+		write_str(path, anon_order[o] ? (o == 9 ? "inherit" : "madvise") : "never");
+		snprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/shmem_enabled",
+			 (PAGE << o) >> 10);
+		write_str(path, shmem_order[o] ? (o == 9 ? "inherit" : "advise") : "never");
+	}
+}
+
+static bool send(struct scenario_run *s, struct cproc *p, char *reply, size_t len,
+		 const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfprintf(p->cmd, fmt, ap);
+	va_end(ap);
+	fputc('\n', p->cmd);
+	fflush(p->cmd);
+	if (!fgets(reply, (int)len, p->rsp))
+		return fail(s, FSIM_FAIL, "process %s died", p->name);
+	reply[strcspn(reply, "\n")] = '\0';
+	if (strncmp(reply, "ok", 2))
+		return fail(s, FSIM_FAIL, "process %s: %s", p->name, reply);
+	return true;
+}
+
+static bool open_fifos(struct scenario_run *s, struct cproc *p)
+{
+	char cmd[256], rsp[256];
+
+	fifo_names(s->dir, p->name, cmd, rsp);
+	p->cmd = fopen(cmd, "w");
+	p->rsp = p->cmd ? fopen(rsp, "r") : NULL;
+	if (!p->cmd || !p->rsp)
+		return fail(s, FSIM_FAIL, "cannot talk to process %s", p->name);
+	return true;
+}
+
+static struct cproc *new_proc(struct scenario_run *s, const char *name)
+{
+	char cmd[256], rsp[256];
+	struct cproc *p;
+
+	if (s->nprocs == MAX_PROCS) {
+		fail(s, FSIM_SKIP, "more than %d processes", MAX_PROCS);
+		return NULL;
+	}
+	p = &s->procs[s->nprocs++];
+	memset(p, 0, sizeof(*p));
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	fifo_names(s->dir, name, cmd, rsp);
+	unlink(cmd);
+	unlink(rsp);
+	if (mkfifo(cmd, 0600) || mkfifo(rsp, 0600)) {
+		fail(s, FSIM_FAIL, "mkfifo: %s", strerror(errno));
+		return NULL;
+	}
+	return p;
+}
+
+/* The folio order of the page at addr in process pid, or -1 if none. */
+static int kernel_order(pid_t pid, uintptr_t addr, uint64_t *pfn_out)
+{
+	char path[64];
+	uint64_t pme, flags, pfn;
+	int fd, order = 0;
+	long n = 1;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0 || pread(fd, &pme, 8, (off_t)(addr / PAGE * 8)) != 8) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	if (!(pme >> 63) || !(pfn = pme & ((1ull << 55) - 1)))
+		return -1;
+	*pfn_out = pfn;
+	fd = open("/proc/kpageflags", O_RDONLY);
+	if (fd < 0)
+		return -1;
+	/* Back to the head page (COMPOUND_TAIL is bit 16, HEAD bit 15). */
+	while (pread(fd, &flags, 8, (off_t)(pfn * 8)) == 8 && (flags >> 16 & 1) && pfn)
+		pfn--;
+	if (pread(fd, &flags, 8, (off_t)(pfn * 8)) == 8 && (flags >> 15 & 1))
+		while (n < 1 << 18 &&
+		       pread(fd, &flags, 8, (off_t)((pfn + (uint64_t)n) * 8)) == 8 &&
+		       (flags >> 16 & 1))
+			n++;
+	close(fd);
+	while ((1l << order) < n)
+		order++;
+	return order;
+}
+
+static uint64_t pagemap_entry(pid_t pid, uintptr_t addr)
+{
+	char path[64];
+	uint64_t pme = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	fd = open(path, O_RDONLY);
+	if (fd >= 0) {
+		if (pread(fd, &pme, 8, (off_t)(addr / PAGE * 8)) != 8)
+			pme = 0;
+		close(fd);
+	}
+	return pme;
+}
+
+static uint64_t kpagecount(uint64_t pfn)
+{
+	uint64_t v = 0;
+	int fd = open("/proc/kpagecount", O_RDONLY);
+
+	if (fd >= 0) {
+		if (pread(fd, &v, 8, (off_t)(pfn * 8)) != 8)
+			v = 0;
+		close(fd);
+	}
+	return v;
+}
+
+/*
+ * AnonPages is system-wide: the workers' own stacks and heaps count too.
+ * Their share is kept out of the scenario's numbers: the baseline moves by
+ * what starting or forking a worker added, and by what exiting frees of a
+ * worker's memory outside the regions (pages only it maps: kpagecount 1).
+ */
+static long long own_private_anon_kb(struct cproc *p)
+{
+	char path[64], line[512];
+	unsigned long a, b;
+	long long kb = 0;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char perms[8] = "", name[256] = "";
+		unsigned long inode = 0;
+		bool region = false;
+		uintptr_t addr;
+
+		if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %255s", &a, &b, perms, &inode,
+			   name) < 4)
+			continue;
+		for (i = 0; i < p->nregions; i++)
+			region |= a >= p->region[i].addr &&
+				  b <= p->region[i].addr + p->region[i].size;
+		/* Only private anonymous memory: no inode, not shared. */
+		if (region || inode || perms[3] != 'p')
+			continue;
+		for (addr = a; addr < b; addr += PAGE) {
+			uint64_t pme = pagemap_entry(p->pid, addr);
+
+			if ((pme >> 63) && !(pme >> 61 & 1) &&	/* present, not file */
+			    kpagecount(pme & ((1ull << 55) - 1)) == 1)
+				kb += (long long)(PAGE >> 10);
+		}
+	}
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* After a fault: the kernel's folio orders against the model's. */
+static bool check_orders(struct scenario_run *s, struct cproc *p, const char *region,
+			 uint64_t off, uint64_t len)
+{
+	struct cregion *r = find_cregion(p, region);
+	uint64_t o;
+
+	for (o = off; r && o < off + len; o += PAGE) {
+		struct fsim_page_view v;
+		uint64_t pfn;
+		int k = kernel_order(p->pid, r->addr + o, &pfn), m;
+
+		if (fsim_process_page(p->model, region, o, &v) || !v.present)
+			continue;
+		m = (int)fsim_folio_order(v.folio);
+		if (k == m)
+			continue;
+		if (k >= 0 && k < m)
+			return fail(s, FSIM_SKIP, "the kernel fell back to an order-%d folio "
+				    "at %s %s+%#llx (asked for order %d)", k, p->name, region,
+				    (unsigned long long)o, m);
+		return fail(s, FSIM_FAIL, "folio order at %s %s+%#llx: kernel %d, model %d",
+			    p->name, region, (unsigned long long)o, k, m);
+	}
+	return true;
+}
+
+static uint64_t size_of(const struct fsim_stmt_view *v, const char *key, uint64_t dflt)
+{
+	const char *val = fsim_stmt_value(v, key);
+	unsigned long long x;
+
+	return val && fsim_parse_size(val, &x) ? x : dflt;
+}
+
+static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_view *v)
+{
+	struct cproc *p = find_proc(s, v->words[0]), *c;
+	const char *verb = v->keyword, *region = v->nwords > 2 ? v->words[2] : "";
+	char reply[128];
+	struct cregion *r;
+	uint64_t off, len;
+	int err = 0;
+
+	if (!p)
+		return fail(s, FSIM_FAIL, "unknown process %s", v->words[0]);
+	if (!strcmp(verb, "mmap")) {
+		const bool shmem = v->nwords == 4 && !strcmp(v->words[3], "shmem");
+		const char *ord = fsim_stmt_value(v, "order");
+		unsigned int order = ord ? (unsigned int)atoi(ord) : 0;
+		uint64_t size = size_of(v, "size", 0);
+
+		if (!send(s, p, reply, sizeof(reply), "mmap %s %llu %u %d", region,
+			  (unsigned long long)size, order, shmem))
+			return false;
+		r = &p->region[p->nregions++];
+		snprintf(r->name, sizeof(r->name), "%s", region);
+		r->addr = (uintptr_t)strtoull(reply + 3, NULL, 16);
+		r->size = size;
+		err = fsim_process_mmap(p->model, region, size, shmem, order);
+	} else if (!strcmp(verb, "fork")) {
+		long long before = meminfo_kb("AnonPages");
+
+		if (!(c = new_proc(s, v->words[2])))
+			return false;
+		if (!send(s, p, reply, sizeof(reply), "fork %s", v->words[2]))
+			return false;
+		c->pid = (pid_t)atoi(reply + 3);
+		if (!open_fifos(s, c) || !send(s, c, reply, sizeof(reply), "ping"))
+			return false;
+		/* fork() itself changes no region page's accounting. */
+		s->anon0 += meminfo_kb("AnonPages") - before;
+		memcpy(c->region, p->region, sizeof(p->region));
+		c->nregions = p->nregions;
+		err = fsim_process_fork(p->model, &c->model);
+	} else if (!strcmp(verb, "exit")) {
+		s->anon0 -= own_private_anon_kb(p);
+		if (!send(s, p, reply, sizeof(reply), "exit"))
+			return false;
+		fclose(p->cmd);
+		fclose(p->rsp);
+		p->exited = true;
+		/* Wait until the kernel has torn the mm down (the worker is a
+		 * zombie or gone; its children are reaped by init). */
+		if (p->pid > 0) {
+			char path[64];
+
+			snprintf(path, sizeof(path), "/proc/%d/smaps", p->pid);
+			for (int i = 0; i < 2000 && !access(path, F_OK); i++) {
+				FILE *f = fopen(path, "r");
+				int ch = f ? fgetc(f) : EOF;
+
+				if (f)
+					fclose(f);
+				if (ch == EOF)
+					break;
+				usleep(1000);
+			}
+			waitpid(p->pid, NULL, WNOHANG);
+		}
+		err = fsim_process_exit(p->model);
+	} else {
+		uint64_t whole = 0;
+
+		if (!(r = find_cregion(p, region)))
+			return fail(s, FSIM_FAIL, "unknown region %s", region);
+		whole = r->size;
+		off = size_of(v, "off", 0);
+		len = size_of(v, "len", whole > off ? whole - off : 0);
+		if (!send(s, p, reply, sizeof(reply), "%s %s %llu %llu", verb, region,
+			  (unsigned long long)off, (unsigned long long)len))
+			return false;
+		if (!strcmp(verb, "touch") || !strcmp(verb, "read")) {
+			err = fsim_process_access(p->model, region, off, len, verb[0] == 't');
+			if (!err)
+				return check_orders(s, p, region, off, len);
+		} else if (!strcmp(verb, "munmap")) {
+			err = fsim_process_munmap(p->model, region, off, len);
+		} else {
+			err = fsim_process_dontneed(p->model, region, off, len);
+		}
+	}
+	if (err)
+		return fail(s, FSIM_FAIL, "the model refused %s: %s", verb, fsim_errname(err));
+	return true;
+}
+
+/* Sums smaps fields over the VMAs inside [start, end). */
+struct smaps_sum {
+	long long rss, pss, private_kb, shared_kb, anon_huge;
+};
+
+static void read_smaps(pid_t pid, uintptr_t start, uintptr_t end, struct smaps_sum *out)
+{
+	char path[64], line[256];
+	unsigned long a, b;
+	bool in = false;
+	FILE *f;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "/proc/%d/smaps", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		long long kb;
+		char key[64];
+
+		if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' ')) {
+			in = a >= start && b <= end;
+			continue;
+		}
+		if (!in || sscanf(line, "%63[^:]: %lld kB", key, &kb) != 2)
+			continue;
+		if (!strcmp(key, "Rss"))
+			out->rss += kb;
+		else if (!strcmp(key, "Pss"))
+			out->pss += kb;
+		else if (!strcmp(key, "Private_Clean") || !strcmp(key, "Private_Dirty"))
+			out->private_kb += kb;
+		else if (!strcmp(key, "Shared_Clean") || !strcmp(key, "Shared_Dirty"))
+			out->shared_kb += kb;
+		else if (!strcmp(key, "AnonHugePages"))
+			out->anon_huge += kb;
+	}
+	if (f)
+		fclose(f);
+}
+
+/* numa_maps "mapmax" over the VMAs inside [start, end); 1 when pages are
+ * mapped but the kernel prints no mapmax (it does so only above 1). */
+static long long read_mapmax(pid_t pid, uintptr_t start, uintptr_t end)
+{
+	char path[64], line[1024];
+	long long max = 0;
+	unsigned long a;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/numa_maps", pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *m = strstr(line, "mapmax="), *pages = strstr(line, " anon=");
+
+		if (sscanf(line, "%lx", &a) != 1 || a < start || a >= end)
+			continue;
+		if (!pages)
+			pages = strstr(line, " mapped=");
+		if (m && atoll(m + 7) > max)
+			max = atoll(m + 7);
+		else if (!m && pages && max < 1)
+			max = 1;
+	}
+	if (f)
+		fclose(f);
+	return max;
+}
+
+static bool region_value(struct scenario_run *s, struct cproc *p, struct cregion *r,
+			 const char *key, char *buf, size_t len)
+{
+	const char *at = strchr(key, '@');
+	struct smaps_sum sm;
+
+	if (at) {
+		unsigned long long off;
+		uint64_t pme, pfn = 0;
+
+		if (!fsim_parse_size(at + 1, &off) || off >= r->size)
+			return fail(s, FSIM_FAIL, "%s: offset outside the region", key);
+		pme = pagemap_entry(p->pid, r->addr + off);
+		if (!strncmp(key, "kpagecount@", 11))
+			snprintf(buf, len, "%llu", (pme >> 63) ?
+				 (unsigned long long)kpagecount(pme & ((1ull << 55) - 1)) : 0ull);
+		else if (!strncmp(key, "exclusive@", 10))
+			snprintf(buf, len, "%s", (pme >> 63) && (pme >> 56 & 1) ? "yes" : "no");
+		else {
+			int o = kernel_order(p->pid, r->addr + off, &pfn);
+
+			if (o < 0)
+				snprintf(buf, len, "none");
+			else
+				snprintf(buf, len, "%d", o);
+		}
+		return true;
+	}
+	if (!strcmp(key, "mapmax")) {
+		snprintf(buf, len, "%lld", read_mapmax(p->pid, r->addr, r->addr + r->size));
+		return true;
+	}
+	read_smaps(p->pid, r->addr, r->addr + r->size, &sm);
+	if (!strcmp(key, "rss_kb"))
+		snprintf(buf, len, "%lld", sm.rss);
+	else if (!strcmp(key, "pss_kb"))
+		snprintf(buf, len, "%lld", sm.pss);
+	else if (!strcmp(key, "private_kb"))
+		snprintf(buf, len, "%lld", sm.private_kb);
+	else if (!strcmp(key, "shared_kb"))
+		snprintf(buf, len, "%lld", sm.shared_kb);
+	else if (!strcmp(key, "anon_huge_kb"))
+		snprintf(buf, len, "%lld", sm.anon_huge);
+	else
+		return fail(s, FSIM_SKIP, "key %s is not observable from user space", key);
+	return true;
+}
+
+static bool compare(struct scenario_run *s, const char *key, const char *want,
+		    const char *got)
+{
+	if (!strcmp(want, got))
+		return true;
+	return fail(s, FSIM_FAIL, "expected %s=%s, got %s", key, want, got);
+}
+
+static bool do_expect(struct scenario_run *s, const struct fsim_stmt_view *v)
+{
+	char got[64];
+	size_t i;
+
+	if (v->expect_mode >= 0 && v->expect_mode != (int)s->mode)
+		return true;
+	if (!strcmp(v->words[0], "meminfo")) {
+		snprintf(got, sizeof(got), "%lld", meminfo_kb("AnonPages") - s->anon0);
+		return compare(s, "anon_pages_kb", v->args[0].value, got);
+	}
+	if (!strcmp(v->words[0], "vmstat")) {
+		snprintf(got, sizeof(got), "%lld",
+			 vmstat("thp_deferred_split_page") - s->split0);
+		return compare(s, v->args[0].key, v->args[0].value, got);
+	}
+	if (!strcmp(v->words[0], "thp")) {
+		const char *ord = fsim_stmt_value(v, "order");
+		unsigned int order = ord ? (unsigned int)atoi(ord) : 9;
+
+		for (i = 0; i < v->nargs; i++) {
+			int w;
+
+			for (w = 0; w < 3 && strcmp(v->args[i].key, thp_stat_names[w]); w++)
+				;
+			if (w == 3)
+				continue;	/* order= */
+			snprintf(got, sizeof(got), "%lld", thp_stat(order, w) - s->thp0[order][w]);
+			if (!compare(s, v->args[i].key, v->args[i].value, got))
+				return false;
+		}
+		return true;
+	}
+	if (v->nwords == 2) {
+		struct cproc *p = find_proc(s, v->words[0]);
+		struct cregion *r = p ? find_cregion(p, v->words[1]) : NULL;
+
+		if (!r)
+			return fail(s, FSIM_FAIL, "unknown process or region %s %s",
+				    v->words[0], v->words[1]);
+		for (i = 0; i < v->nargs; i++)
+			if (!region_value(s, p, r, v->args[i].key, got, sizeof(got)) ||
+			    !compare(s, v->args[i].key, v->args[i].value, got))
+				return false;
+		return true;
+	}
+	return fail(s, FSIM_SKIP, "folio-level expectations need the KUnit executor");
+}
+
+static void stop_all(struct scenario_run *s)
+{
+	char reply[64];
+	int i;
+
+	for (i = 0; i < s->nprocs; i++) {
+		struct cproc *p = &s->procs[i];
+		char cmd[256], rsp[256];
+
+		if (!p->exited && p->cmd) {
+			fprintf(p->cmd, "exit\n");
+			fflush(p->cmd);
+			if (p->rsp && !fgets(reply, sizeof(reply), p->rsp))
+				reply[0] = '\0';	/* it died already */
+		}
+		if (!p->exited) {
+			if (p->cmd)
+				fclose(p->cmd);
+			if (p->rsp)
+				fclose(p->rsp);
+			if (p->model)
+				fsim_process_exit(p->model);
+		}
+		if (p->pid > 0)
+			waitpid(p->pid, NULL, 0);	/* ECHILD for grandchildren */
+		fifo_names(s->dir, p->name, cmd, rsp);
+		unlink(cmd);
+		unlink(rsp);
+	}
+	rmdir(s->dir);
+}
+
+static int run_scenario(struct scenario_run *s)
+{
+	struct fsim_stmt_view v;
+	size_t k;
+	unsigned int o;
+	int w;
+
+	if (fsim_script_error(s->script, s->index)) {
+		snprintf(s->message, sizeof(s->message), "%s",
+			 fsim_script_error(s->script, s->index));
+		return FSIM_FAIL;
+	}
+	if (!fsim_script_runs_in(s->script, s->index, s->mode))
+		return fail(s, FSIM_SKIP, "not a %s-mode scenario", fsim_mode_name(s->mode)),
+		       FSIM_SKIP;
+	if (!fsim_script_has_processes(s->script, s->index))
+		return fail(s, FSIM_SKIP, "rmap-level scenario (the KUnit executor runs it)"),
+		       FSIM_SKIP;
+	{
+		const struct fsim_arch *a = fsim_script_arch(s->script, s->index);
+
+		if (a->bits != 64 || a->page_shift != 12 || a->pmd_order != 9)
+			return fail(s, FSIM_SKIP, "arch is not this machine's"), FSIM_SKIP;
+	}
+	snprintf(s->dir, sizeof(s->dir), "/tmp/fsg.XXXXXX");
+	if (!mkdtemp(s->dir))
+		return fail(s, FSIM_FAIL, "mkdtemp: %s", strerror(errno)), FSIM_FAIL;
+	if (fsim_ctx_create(s->mode, NULL, &s->model)) {
+		rmdir(s->dir);
+		return fail(s, FSIM_FAIL, "cannot create the model"), FSIM_FAIL;
+	}
+	set_knobs(s);
+	s->anon0 = meminfo_kb("AnonPages");
+	s->split0 = vmstat("thp_deferred_split_page");
+	for (o = 2; o <= 9; o++)
+		for (w = 0; w < 3; w++)
+			s->thp0[o][w] = thp_stat(o, w);
+	s->outcome = FSIM_PASS;
+	for (k = 0; !fsim_script_statement(s->script, s->index, k, &v); k++) {
+		bool ok = true;
+		unsigned long rep;
+
+		s->line = v.line;
+		if (s->verbose)
+			fprintf(stderr, "  line %u: %s\n", v.line, v.keyword);
+		if (!strcmp(v.keyword, "process")) {
+			struct cproc *p = new_proc(s, v.words[0]);
+			long long before = meminfo_kb("AnonPages");
+			char reply[32];
+			pid_t pid;
+
+			if (!p)
+				break;
+			pid = fork();
+			if (pid == 0)
+				worker_loop(s->dir, v.words[0]);
+			p->pid = pid;
+			ok = pid > 0 && open_fifos(s, p) &&
+			     send(s, p, reply, sizeof(reply), "ping") &&
+			     !fsim_process_create(s->model, &p->model);
+			s->anon0 += meminfo_kb("AnonPages") - before;
+		} else if (!strcmp(v.keyword, "expect")) {
+			ok = do_expect(s, &v);
+		} else if (!strcmp(v.keyword, "mode") || !strcmp(v.keyword, "arch")) {
+			continue;
+		} else if (v.nwords >= 2 && find_proc(s, v.words[0])) {
+			for (rep = 0; ok && rep < v.repeat; rep++)
+				ok = do_process_op(s, &v);
+		} else {
+			ok = fail(s, FSIM_SKIP, "rmap statement '%s' in a process scenario",
+				  v.keyword);
+		}
+		if (!ok)
+			break;
+	}
+	stop_all(s);
+	fsim_ctx_destroy(s->model);
+	return s->outcome;
+}
+
+static enum fsim_mode mode_from_cmdline(void)
+{
+	char buf[4096] = "";
+	FILE *f = fopen("/proc/cmdline", "r");
+
+	if (f) {
+		if (!fgets(buf, sizeof(buf), f))
+			buf[0] = '\0';
+		fclose(f);
+	}
+	return strstr(buf, "foliosim.mode=rfc") ? FSIM_MODE_RFC : FSIM_MODE_LEGACY;
+}
+
+int main(int argc, char **argv)
+{
+	static struct scenario_run s;
+	enum fsim_mode mode = mode_from_cmdline();
+	unsigned long passed = 0, failed = 0, skipped = 0;
+	bool verbose = false;
+	int i;
+
+	signal(SIGPIPE, SIG_IGN);
+	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
+			mode = !strcmp(argv[++i], "rfc") ? FSIM_MODE_RFC : FSIM_MODE_LEGACY;
+		} else if (!strcmp(argv[i], "--verbose")) {
+			verbose = true;
+		} else {
+			fprintf(stderr, "usage: foliosim-guest [--mode legacy|rfc] [--verbose] FILE...\n");
+			return 2;
+		}
+	}
+	printf("# foliosim-guest: %s mode\n", fsim_mode_name(mode));
+	for (; i < argc; i++) {
+		struct fsim_script *script;
+		char err[512];
+		size_t k;
+
+		if (fsim_script_load(argv[i], &script, err, sizeof(err))) {
+			printf("FAIL %s: %s\n", argv[i], err);
+			failed++;
+			continue;
+		}
+		for (k = 0; k < fsim_script_count(script); k++) {
+			int outcome;
+
+			memset(&s, 0, sizeof(s));
+			s.script = script;
+			s.index = k;
+			s.mode = mode;
+			s.verbose = verbose;
+			outcome = run_scenario(&s);
+			if (outcome == FSIM_PASS) {
+				printf("ok %s\n", fsim_script_name(script, k));
+				passed++;
+			} else if (outcome == FSIM_SKIP) {
+				printf("skip %s: %s\n", fsim_script_name(script, k), s.message);
+				skipped++;
+			} else {
+				printf("FAIL %s: %s\n", fsim_script_name(script, k), s.message);
+				failed++;
+			}
+			fflush(stdout);
+		}
+		fsim_script_free(script);
+	}
+	printf("%lu passed, %lu failed, %lu skipped\n", passed, failed, skipped);
+	return failed ? 1 : 0;
+}
