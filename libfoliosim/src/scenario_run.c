@@ -805,7 +805,7 @@ static void trace_processes(struct run *r)
 		}
 	}
 	for (i = 0; i < fl.n; i++) {
-		char name[16];
+		char name[32];
 
 		snprintf(name, sizeof(name), "folio%zu", i);
 		trace_folio(r, name, fl.f[i]);
