@@ -402,7 +402,7 @@ static const struct keyspec keys_expect_region[] = {
 	{ "private_kb", V_UINT, false, false }, { "shared_kb", V_UINT, false, false },
 	{ "anon_huge_kb", V_UINT, false, false }, { "kpagecount", V_UINT, false, false },
 	{ "exclusive", V_BOOL, false, false }, { "order", V_UINT, false, false },
-	{ NULL, 0, false, false } };
+	{ "mapmax", V_UINT, false, false }, { NULL, 0, false, false } };
 
 static const struct keyspec keys_mmap[] = {
 	{ "size", V_SIZE, false, true }, { "order", V_UINT, false, false },

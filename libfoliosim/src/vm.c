@@ -36,8 +36,13 @@ struct region {
 	unsigned int order;
 	unsigned long npages;
 	unsigned char *live;		/* the page is inside a VMA */
+	/* Per PMD-sized chunk: a PTE table is installed, so the PMD is not
+	 * pmd_none() and no PMD can be faulted in there (6.12 has no
+	 * CONFIG_PT_RECLAIM: only munmap of the whole chunk frees it). */
+	unsigned char *pte_table;
 	struct pte_entry *e;
 	struct shm_object *shm;
+	unsigned int pmd_shift;		/* pmd_order: page index -> chunk */
 	struct region *next;
 };
 
@@ -99,7 +104,8 @@ struct fsim_mm *fsim_process_mm(const struct fsim_process *p)
 	return p->mm;
 }
 
-static struct region *region_alloc(const char *name, unsigned long npages)
+static struct region *region_alloc(const char *name, unsigned long npages,
+				   unsigned long pmd_pages)
 {
 	struct region *r = calloc(1, sizeof(*r));
 
@@ -108,10 +114,12 @@ static struct region *region_alloc(const char *name, unsigned long npages)
 	r->name = malloc(strlen(name) + 1);
 	r->live = calloc(npages, 1);
 	r->e = calloc(npages, sizeof(*r->e));
-	if (!r->name || !r->live || !r->e) {
+	r->pte_table = calloc(npages / pmd_pages + 1, 1);
+	if (!r->name || !r->live || !r->e || !r->pte_table) {
 		free(r->name);
 		free(r->live);
 		free(r->e);
+		free(r->pte_table);
 		free(r);
 		return NULL;
 	}
@@ -144,6 +152,7 @@ static void region_free(struct region *r)
 	free(r->name);
 	free(r->live);
 	free(r->e);
+	free(r->pte_table);
 	free(r);
 }
 
@@ -161,7 +170,7 @@ int fsim_process_mmap(struct fsim_process *p, const char *name, uint64_t size,
 	    order > p->ctx->arch.pmd_order || size >> shift > (1ul << 30))
 		return -EINVAL;
 	npages = (unsigned long)(size >> shift);
-	r = region_alloc(name, npages);
+	r = region_alloc(name, npages, pmd_nr(p));
 	if (!r)
 		return -ENOMEM;
 	if (shmem) {
@@ -185,6 +194,7 @@ int fsim_process_mmap(struct fsim_process *p, const char *name, uint64_t size,
 	}
 	r->shmem = shmem;
 	r->order = order;
+	r->pmd_shift = p->ctx->arch.pmd_order;
 	memset(r->live, 1, npages);
 	r->next = p->regions;
 	p->regions = r;
@@ -228,9 +238,10 @@ static void split_pmd(struct fsim_process *p, struct region *r, unsigned long s)
 	if (e->zero) {
 		for (i = s; i < s + n; i++)
 			r->e[i].level = FSIM_LEVEL_PTE;
+		r->pte_table[s / n] = 1;	/* the deposited table */
 		return;
 	}
-	if (r->shmem) {
+	if (r->shmem) {	/* a file PMD is zapped, no table is left */
 		fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PMD, fpage, n);
 		for (i = s; i < s + n; i++)
 			clear_entry(&r->e[i]);
@@ -241,6 +252,7 @@ static void split_pmd(struct fsim_process *p, struct region *r, unsigned long s)
 	fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PMD, fpage, n);
 	for (i = s; i < s + n; i++)
 		r->e[i].level = FSIM_LEVEL_PTE;
+	r->pte_table[s / n] = 1;	/* pmd_populate() of the deposited table */
 }
 
 /* zap_pte_range()/zap_huge_pmd() over pages [a, b): PMDs cut in part are
@@ -311,6 +323,16 @@ int fsim_process_munmap(struct fsim_process *p, const char *name, uint64_t off,
 	zap_range(p, r, a, b);
 	for (i = a; i < b; i++)
 		r->live[i] = 0;
+	/* free_pgtables(): a chunk no VMA covers any more loses its table. */
+	for (i = a - a % pmd_nr(p); i < b; i += pmd_nr(p)) {
+		unsigned long k, end = i + pmd_nr(p) < r->npages ? i + pmd_nr(p) : r->npages;
+		bool any = false;
+
+		for (k = i; k < end; k++)
+			any |= r->live[k];
+		if (!any)
+			r->pte_table[i / pmd_nr(p)] = 0;
+	}
 	return 0;
 }
 
@@ -327,6 +349,12 @@ int fsim_process_dontneed(struct fsim_process *p, const char *name, uint64_t off
 		return err;
 	zap_range(p, r, a, b);
 	return 0;
+}
+
+/* pmd_none(): no PMD and no PTE table over the chunk of page a. */
+static bool pmd_none(const struct region *r, unsigned long a)
+{
+	return !r->pte_table[a >> r->pmd_shift];
 }
 
 /* Are pages [a, a + n) all unmapped (pte_none) and inside the VMA? */
@@ -349,6 +377,8 @@ static void set_entries(struct region *r, unsigned long a, unsigned long n,
 	unsigned long i;
 
 	for (i = 0; i < n; i++) {
+		if (level == FSIM_LEVEL_PTE)
+			r->pte_table[(a + i) >> r->pmd_shift] = 1;
 		r->e[a + i].folio = f;
 		r->e[a + i].fpage = fpage + i;
 		r->e[a + i].level = (unsigned char)level;
@@ -390,7 +420,7 @@ static int anon_fault(struct fsim_process *p, struct region *r, unsigned long i,
 	unsigned long k;
 
 	if (!write) {
-		if (pmd && range_none(r, a, n)) {
+		if (pmd && pmd_none(r, a) && range_none(r, a, n)) {
 			for (k = a; k < a + n; k++) {
 				clear_entry(&r->e[k]);
 				r->e[k].zero = true;
@@ -399,9 +429,14 @@ static int anon_fault(struct fsim_process *p, struct region *r, unsigned long i,
 		} else {
 			clear_entry(&r->e[i]);
 			r->e[i].zero = true;
+			r->pte_table[i >> r->pmd_shift] = 1;
 		}
 		return 0;
 	}
+	/* do_huge_pmd_anonymous_page() only over pmd_none(); the PTE path
+	 * (alloc_anon_folio()) only tries orders below PMD_ORDER. */
+	if (pmd && !pmd_none(r, a))
+		return map_new_anon(p, r, i, 0);
 	if (r->order && range_none(r, a, n))
 		return map_new_anon(p, r, a, r->order);
 	return map_new_anon(p, r, i, 0);
@@ -438,7 +473,8 @@ static int shmem_fault(struct fsim_process *p, struct region *r, unsigned long i
 	fpage = shm->fpage[i];
 	nr = fsim_folio_nr_pages(f);
 	start = i - fpage;
-	if (nr > 1 && range_none(r, start, nr)) {
+	if (nr > 1 && range_none(r, start, nr) &&
+	    (fsim_folio_order(f) < p->ctx->arch.pmd_order || pmd_none(r, start))) {
 		enum fsim_level level = fsim_folio_order(f) == p->ctx->arch.pmd_order ?
 					FSIM_LEVEL_PMD : FSIM_LEVEL_PTE;
 
@@ -567,7 +603,7 @@ static int copy_region(struct fsim_process *parent, struct fsim_process *child,
 		       struct region *src)
 {
 	const unsigned long n = pmd_nr(parent);
-	struct region *dst = region_alloc(src->name, src->npages);
+	struct region *dst = region_alloc(src->name, src->npages, n);
 	unsigned long i, j;
 	int err = 0;
 
@@ -575,7 +611,10 @@ static int copy_region(struct fsim_process *parent, struct fsim_process *child,
 		return -ENOMEM;
 	dst->shmem = src->shmem;
 	dst->order = src->order;
+	dst->pmd_shift = src->pmd_shift;
 	memcpy(dst->live, src->live, src->npages);
+	/* copy_pte_range() allocates the child's PTE tables as it copies. */
+	memcpy(dst->pte_table, src->pte_table, src->npages / n + 1);
 	dst->next = child->regions;
 	child->regions = dst;
 	if (src->shmem) {
