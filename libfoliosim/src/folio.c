@@ -338,6 +338,7 @@ uint64_t fsim_folio_state_digest(const struct fsim_folio *f)
 
 	h = fnv(h, (uint64_t)atomic_load(&mf->refcount));
 	h = fnv(h, atomic_load(&mf->alloc_ref));
+	h = fnv(h, atomic_load(&mf->was_mapped));
 	h = fnv(h, (uint64_t)atomic_read(&f->mapcount));
 	h = fnv(h, (uint64_t)atomic_read(&f->large_mapcount));
 	h = fnv(h, (uint64_t)atomic_read(&f->pincount));

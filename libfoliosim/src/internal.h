@@ -141,6 +141,7 @@ struct fsim_folio {
 	 * kernel's int long before its mapcount does). */
 	_Atomic int64_t refcount;
 	_Atomic bool alloc_ref;		/* allocation ref not yet handed over */
+	_Atomic bool was_mapped;	/* ever mapped: no longer a *new* folio */
 	atomic_t mapcount;		/* _mapcount of page 0 (small folios) */
 
 	/* Large folios, both modes */

@@ -142,6 +142,7 @@ static void take_refs(struct fsim_folio *f, struct fsim_mm *mm, long entries)
 
 	if (atomic_exchange(&f->alloc_ref, false))
 		refs--;
+	atomic_store(&f->was_mapped, true);
 	atomic_fetch_add(&f->refcount, refs);
 	atomic_fetch_add(&mm->nr_mapped, entries);
 }
@@ -217,8 +218,10 @@ int fsim_folio_add_new_anon_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 		return err;	/* legacy: larger than a PMD cannot be mapped */
 
 	fsim_spin_lock(&f->oracle_lock);
-	if (f->oracle.entries)
-		err = -EINVAL;	/* "must only be called on *new* folios" */
+	/* "must only be called on *new* folios": never mapped before (a
+	 * second call would also count MTHP_STAT_NR_ANON twice). */
+	if (f->oracle.entries || atomic_load(&f->was_mapped))
+		err = -EINVAL;
 	if (!err)
 		err = check_overflow(f, nr >> level_order(arch, level), nr);
 	if (!err && exclusive)
