@@ -7,7 +7,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 foliosim=${1:-$top/build/libfoliosim/cli/foliosim}
 [ -x "$foliosim" ] || { echo "gen-what-changes: build foliosim first ($foliosim)" >&2; exit 2; }
-out=$top/docs/what-changes.md
+out=${FOLIOSIM_WHAT_CHANGES_OUT:-$top/docs/what-changes.md}
 tmp=$(mktemp)
 trap 'rm -f "$tmp"' EXIT
 {

@@ -754,26 +754,19 @@ struct region_names {
 	size_t n;
 };
 
-/* Region names declared for process P so far (mmap statements of P or of
- * the processes it was forked from). */
+static void add_region_name(void *arg, const char *name)
+{
+	struct region_names *rn = arg;
+
+	if (rn->n < 64)
+		rn->name[rn->n++] = name;
+}
+
 static void regions_of(struct run *r, struct fsim_process *p, struct region_names *rn)
 {
-	size_t k, i;
-
+	(void)r;
 	rn->n = 0;
-	for (k = 0; k < r->sc->nstmts; k++) {
-		const struct stmt *st = &r->sc->stmts[k];
-		uint64_t bytes;
-
-		if (st->kind != ST_PROC_OP || strcmp(st->words[1], "mmap"))
-			continue;
-		if (fsim_process_region_size(p, st->words[2], &bytes))
-			continue;
-		for (i = 0; i < rn->n && strcmp(rn->name[i], st->words[2]); i++)
-			;
-		if (i == rn->n && rn->n < 64)
-			rn->name[rn->n++] = st->words[2];
-	}
+	fsim_process_regions(p, add_region_name, rn);
 }
 
 static void trace_processes(struct run *r)
@@ -950,7 +943,7 @@ void fsim_script_run(const struct fsim_script *script, size_t i,
 /* foliosim diff: both modes in lockstep                               */
 /* ------------------------------------------------------------------ */
 
-#define MAX_VALUES 512
+#define MAX_VALUES 8192
 
 struct values {
 	size_t n;
@@ -967,14 +960,43 @@ static void put_value(struct values *v, const char *key, const char *val)
 	v->n++;
 }
 
+/* The values of one region, smaps walked once. */
+static void collect_region(struct run *r, struct values *v, const char *pname,
+			   struct fsim_process *p, const char *region)
+{
+	static const char *const page_keys[] = { "kpagecount@0", "exclusive@0" };
+	struct fsim_smaps_kb kb;
+	char key[64], val[32];
+	size_t j;
+
+	if (fsim_process_smaps_kb(p, region, &kb))
+		return;
+	{
+		const char *const names[6] = { "rss_kb", "pss_kb", "private_kb",
+					       "shared_kb", "anon_huge_kb", "mapmax" };
+		const uint64_t vals[6] = { kb.rss, kb.pss, kb.private_total,
+					   kb.shared_total, kb.anon_huge, kb.mapmax };
+
+		for (j = 0; j < 6; j++) {
+			snprintf(key, sizeof(key), "%s %s %s", pname, region, names[j]);
+			snprintf(val, sizeof(val), "%llu", (unsigned long long)vals[j]);
+			put_value(v, key, val);
+		}
+	}
+	for (j = 0; j < sizeof(page_keys) / sizeof(*page_keys); j++) {
+		if (!region_value(r, p, region, page_keys[j], val, sizeof(val)))
+			continue;
+		snprintf(key, sizeof(key), "%s %s %s", pname, region, page_keys[j]);
+		put_value(v, key, val);
+	}
+}
+
 /* Everything user-visible after a statement, as key=value. */
 static void collect_values(struct run *r, struct values *v)
 {
 	static const char *const folio_keys[] = { "mapcount", "total_mapped_pages",
 		"avg_mapcount", "maybe_shared", "partially_mapped", "kpagecount[0]",
 		"exclusive[0]", "mapmax[0]" };
-	static const char *const region_keys[] = { "rss_kb", "pss_kb", "private_kb",
-		"shared_kb", "anon_huge_kb", "mapmax", "kpagecount@0", "exclusive@0" };
 	char key[64], val[32];
 	size_t k, i;
 	unsigned int o;
@@ -1004,15 +1026,8 @@ static void collect_values(struct run *r, struct values *v)
 			struct region_names rn;
 
 			regions_of(r, s->obj, &rn);
-			for (i = 0; i < rn.n; i++) {
-				for (size_t j = 0; j < sizeof(region_keys) / sizeof(*region_keys); j++) {
-					region_value(r, s->obj, rn.name[i], region_keys[j],
-						     val, sizeof(val));
-					snprintf(key, sizeof(key), "%s %s %s", s->name,
-						 rn.name[i], region_keys[j]);
-					put_value(v, key, val);
-				}
-			}
+			for (i = 0; i < rn.n; i++)
+				collect_region(r, v, s->name, s->obj, rn.name[i]);
 		}
 	}
 	for (st = 0; st < FSIM_NR_STATS; st++) {

@@ -747,6 +747,8 @@ int fsim_process_smaps_kb(const struct fsim_process *p, const char *name,
 
 			if (!e->folio)
 				continue;
+			if (fsim_numa_mapmax(e->folio, e->fpage) > out->mapmax)
+				out->mapmax = fsim_numa_mapmax(e->folio, e->fpage);
 			if (e->level == FSIM_LEVEL_PMD) {
 				fsim_smaps_account(e->folio, FSIM_LEVEL_PMD, e->fpage,
 						   e->dirty, &v);
@@ -842,4 +844,18 @@ int fsim_process_region_folios(const struct fsim_process *p, const char *name,
 		}
 	}
 	return 0;
+}
+
+void fsim_process_regions(const struct fsim_process *p,
+			  void (*fn)(void *arg, const char *region), void *arg)
+{
+	const struct region *r;
+	const struct region *order[64];
+	size_t n = 0;
+
+	/* The list is newest first; report in mmap() order. */
+	for (r = p->regions; r && n < 64; r = r->next)
+		order[n++] = r;
+	while (n--)
+		fn(arg, order[n]->name);
 }

@@ -65,6 +65,7 @@ struct fsim_smaps_kb {
 	uint64_t private_clean, private_dirty, shared_clean, shared_dirty;
 	uint64_t private_total, shared_total;	/* Private_* and Shared_* sums */
 	uint64_t anonymous, anon_huge, shmem_pmd;
+	unsigned long mapmax;		/* numa_maps "mapmax" over the region */
 	unsigned int vmas;
 };
 FSIM_API int fsim_process_smaps_kb(const struct fsim_process *p, const char *region,
@@ -85,6 +86,10 @@ struct fsim_page_view {
 };
 FSIM_API int fsim_process_page(const struct fsim_process *p, const char *region,
 			       uint64_t off, struct fsim_page_view *out);
+
+/** Calls @fn with the name of every region of @p, in mmap() order. */
+FSIM_API void fsim_process_regions(const struct fsim_process *p,
+		void (*fn)(void *arg, const char *region), void *arg);
 
 /** Calls @fn for every distinct folio mapped in the region, in address
  *  order. */
