@@ -395,10 +395,11 @@ int fsim_folio_dup_file_rmap(struct fsim_folio *f, struct fsim_mm *dst,
  * one reference each; small ones take GUP_PIN_COUNTING_BIAS references. */
 int fsim_folio_pin(struct fsim_folio *f, struct fsim_mm *mm, unsigned int n)
 {
-	const uint64_t refs = folio_test_large(f) ? n : (uint64_t)n * GUP_PIN_COUNTING_BIAS;
+	uint64_t refs;
 
 	if (!same_ctx(f, mm) || n == 0)
 		return -EINVAL;
+	refs = folio_test_large(f) ? n : (uint64_t)n * GUP_PIN_COUNTING_BIAS;
 	fsim_spin_lock(&f->oracle_lock);
 	/* _pincount is an int; a small folio's pins live in the refcount */
 	if (folio_test_large(f) ? (uint64_t)atomic_read(&f->pincount) + n > INT_MAX
