@@ -210,7 +210,7 @@ static int check_refcount(const struct fsim_folio *f, const struct truth *t,
 	if (folio_test_large(f))
 		expect += atomic_read(&f->pincount);
 	else
-		expect += (int64_t)GUP_PIN_COUNTING_BIAS * fsim_folio_pincount(f);
+		expect += (int64_t)GUP_PIN_COUNTING_BIAS * atomic_read(&f->pincount);
 	if (fsim_folio_refcount(f) != expect)
 		return broken(v, "refcount_matches_mappings", "refcount %lld, expected %lld",
 			      (long long)fsim_folio_refcount(f), (long long)expect);
@@ -259,7 +259,7 @@ int fsim_check_folio(const struct fsim_folio *f, struct fsim_violation *v)
 		return broken(v, "partially_mapped_implies_queued",
 			      "order %u %s folio flagged, on queue: %d", f->order,
 			      fsim_kind_name(f->kind), fsim_folio_on_deferred_split(f));
-	if (!t.entries && !fsim_folio_maybe_dma_pinned(f))
+	if (!t.entries && !fsim_folio_pincount(f))
 		return folio_free_checks(f, v);
 	return 0;
 }

@@ -65,6 +65,7 @@ void fsim_ctx_destroy(struct fsim_ctx *ctx)
 		free(mm);
 	}
 	free(ctx->ida_bits);
+	free(ctx->ida_sparse);
 	free(ctx);
 }
 
@@ -185,10 +186,35 @@ void folio_unqueue_deferred_split(struct fsim_folio *folio)
 /* The mm id allocator: ida_alloc_range(&mm_ida, MM_ID_MIN, MM_ID_MAX)   */
 /* ------------------------------------------------------------------ */
 
+/*
+ * A bitmap for the ids below IDA_DENSE (what automatic allocation hands
+ * out unless a million mms live at once) and a sorted array for explicit
+ * ids above it, so that one mm asking for id 2^31 - 1 costs a few bytes.
+ */
+#define IDA_DENSE (1u << 20)
+
+static bool ida_sparse_find(const struct fsim_ctx *ctx, unsigned int id, size_t *pos)
+{
+	size_t lo = 0, hi = ctx->ida_nsparse;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ctx->ida_sparse[mid] < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*pos = lo;
+	return lo < ctx->ida_nsparse && ctx->ida_sparse[lo] == id;
+}
+
 static bool ida_test(const struct fsim_ctx *ctx, unsigned int id)
 {
-	size_t w = id / 64;
+	size_t w = id / 64, pos;
 
+	if (id >= IDA_DENSE)
+		return ida_sparse_find(ctx, id, &pos);
 	return w < ctx->ida_words && (ctx->ida_bits[w] >> (id % 64)) & 1;
 }
 
@@ -205,8 +231,33 @@ static int ida_grow(struct fsim_ctx *ctx, unsigned int id)
 	if (!p)
 		return -ENOMEM;
 	memset(p + ctx->ida_words, 0, (n - ctx->ida_words) * sizeof(*p));
+	if (!ctx->ida_words)
+		p[0] = 1;	/* MM_ID_DUMMY is never handed out */
 	ctx->ida_bits = p;
 	ctx->ida_words = n;
+	return 0;
+}
+
+static int ida_set(struct fsim_ctx *ctx, unsigned int id)
+{
+	size_t pos;
+	unsigned int *p;
+	int err;
+
+	if (id < IDA_DENSE) {
+		err = ida_grow(ctx, id);
+		if (!err)
+			ctx->ida_bits[id / 64] |= (uint64_t)1 << (id % 64);
+		return err;
+	}
+	ida_sparse_find(ctx, id, &pos);
+	p = realloc(ctx->ida_sparse, (ctx->ida_nsparse + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	ctx->ida_sparse = p;
+	memmove(p + pos + 1, p + pos, (ctx->ida_nsparse - pos) * sizeof(*p));
+	p[pos] = id;
+	ctx->ida_nsparse++;
 	return 0;
 }
 
@@ -229,17 +280,24 @@ static int ida_alloc(struct fsim_ctx *ctx, unsigned int want, unsigned int *id)
 		if (i > ctx->mm_id_max)
 			return -ENOSPC;
 	}
-	err = ida_grow(ctx, i);
+	err = ida_set(ctx, i);
 	if (err)
 		return err;
-	ctx->ida_bits[i / 64] |= (uint64_t)1 << (i % 64);
 	*id = i;
 	return 0;
 }
 
 static void ida_free(struct fsim_ctx *ctx, unsigned int id)
 {
-	ctx->ida_bits[id / 64] &= ~((uint64_t)1 << (id % 64));
+	size_t pos;
+
+	if (id < IDA_DENSE) {
+		ctx->ida_bits[id / 64] &= ~((uint64_t)1 << (id % 64));
+	} else if (ida_sparse_find(ctx, id, &pos)) {
+		memmove(ctx->ida_sparse + pos, ctx->ida_sparse + pos + 1,
+			(ctx->ida_nsparse - pos - 1) * sizeof(*ctx->ida_sparse));
+		ctx->ida_nsparse--;
+	}
 }
 
 int fsim_mm_create(struct fsim_ctx *ctx, unsigned int id, struct fsim_mm **out)

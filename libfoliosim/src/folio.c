@@ -80,7 +80,7 @@ int folio_free_checks(const struct fsim_folio *f, struct fsim_violation *v)
 	} else if (atomic_read(&f->large_mapcount) != -1) {
 		bad = "nonzero large_mapcount";
 	} else if (atomic_read(&f->pincount)) {
-		bad = "nonzero pincount";
+		bad = "nonzero pincount";	/* large folios: _pincount */
 	} else if (folio_is_rfc(f)) {
 		if (f->mm_id_mapcount[0] != -1)
 			bad = "nonzero mm mapcount 0";
@@ -117,7 +117,7 @@ int fsim_folio_free(struct fsim_folio *f)
 		return -EINVAL;
 	ctx = f->ctx;
 	fsim_spin_lock(&f->oracle_lock);
-	if (f->oracle.entries || fsim_folio_maybe_dma_pinned(f))
+	if (f->oracle.entries || fsim_folio_pincount(f))
 		err = -EINVAL;
 	else
 		err = folio_free_checks(f, NULL);
@@ -242,10 +242,10 @@ bool fsim_folio_anon_exclusive(const struct fsim_folio *f, unsigned long page)
 
 int fsim_folio_pincount(const struct fsim_folio *f)
 {
-	if (folio_test_large(f))
-		return atomic_read(&f->pincount);
-	return (int)(atomic_load(&((struct fsim_folio *)f)->refcount) /
-		     GUP_PIN_COUNTING_BIAS);
+	/* Large: _pincount.  Small: the kernel only has the refcount bias;
+	 * the model counts the pins too, so a small folio mapped 1024 times
+	 * is not taken for a pinned one by the model's own bookkeeping. */
+	return atomic_read(&f->pincount);
 }
 
 /* folio_maybe_dma_pinned() */

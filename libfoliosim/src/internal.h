@@ -85,6 +85,11 @@ uint64_t oracle_mm_entries(const struct oracle *o, unsigned int mm_id,
 			   const struct fsim_arch *arch);
 bool oracle_mm_maps(const struct oracle *o, unsigned int mm_id);
 
+/* Entries of this level (any mm, summed over segments) mapping a page of
+ * [start, start + nr): 0 if none. */
+uint64_t oracle_level_overlaps(const struct oracle *o, enum fsim_level level,
+			       unsigned long start, unsigned long nr);
+
 /* Pages mapped at all, the largest per-page count, the number of mms. */
 struct oracle_profile {
 	unsigned long covered;
@@ -104,8 +109,10 @@ struct fsim_ctx {
 
 	/* The mm id allocator (IDA): bit i set = id i taken. */
 	fsim_spinlock_t ida_lock;
-	uint64_t *ida_bits;
+	uint64_t *ida_bits;		/* ids below 2^20 */
 	size_t ida_words;
+	unsigned int *ida_sparse;	/* sorted ids from 2^20 up */
+	size_t ida_nsparse;
 
 	_Atomic int64_t stat[FSIM_NR_STATS];
 	_Atomic int64_t thp[32][FSIM_THP_NR_COUNTERS];

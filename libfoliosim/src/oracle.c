@@ -294,3 +294,16 @@ int oracle_profile(const struct oracle *o, struct oracle_profile *p)
 	free(ev);
 	return 0;
 }
+
+uint64_t oracle_level_overlaps(const struct oracle *o, enum fsim_level level,
+			       unsigned long start, unsigned long nr)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < o->n; i++)
+		if (o->seg[i].level == (unsigned char)level &&
+		    o->seg[i].start < start + nr && o->seg[i].end > start)
+			n += o->seg[i].count;
+	return n;
+}

@@ -244,6 +244,23 @@ int fsim_folio_add_new_anon_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 	return 0;
 }
 
+/* Would an RMAP_EXCLUSIVE add leave a page mapped twice at one level, or
+ * beside two entries of another level?  (The PMD split path maps each page
+ * once by the PMD and once by the new PTE, which is fine.)  The same rule
+ * in both modes: 6.12 warns about it, the RFC just dropped the check. */
+static bool exclusive_page_shared(const struct fsim_folio *f, enum fsim_level level,
+				  unsigned long page, unsigned long nr)
+{
+	uint64_t same = oracle_level_overlaps(&f->oracle, level, page, nr), other = 0;
+	int l;
+
+	for (l = FSIM_LEVEL_PTE; l <= FSIM_LEVEL_PUD; l++)
+		if (l != (int)level)
+			other += oracle_level_overlaps(&f->oracle, (enum fsim_level)l,
+						       page, nr);
+	return same || other > 1;
+}
+
 /* __folio_add_anon_rmap() / __folio_add_file_rmap() */
 static int add_rmap(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level level,
 		    unsigned long page, unsigned long nr, bool exclusive)
@@ -254,9 +271,16 @@ static int add_rmap(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level le
 	if (err)
 		return err;
 	fsim_spin_lock(&f->oracle_lock);
-	/* RMAP_EXCLUSIVE on mapped pages is legal: __split_huge_pmd_locked()
-	 * adds exclusive PTEs while the PMD still maps the pages. */
-	err = check_overflow(f, nr >> lorder, nr);
+	/*
+	 * RMAP_EXCLUSIVE: __split_huge_pmd_locked() adds exclusive PTEs while
+	 * the PMD still maps the pages, which is fine; an exclusive page
+	 * mapped twice at one level is what __folio_add_anon_rmap() warns
+	 * about (_mapcount > 0 or entire_mapcount > 1 with PageAnonExclusive).
+	 */
+	if (exclusive && exclusive_page_shared(f, level, page, nr))
+		err = -EINVAL;
+	if (!err)
+		err = check_overflow(f, nr >> lorder, nr);
 	if (!err && exclusive)
 		err = reserve_anon_exclusive(f, nr, 1ul << lorder);
 	if (!err)
@@ -401,14 +425,15 @@ int fsim_folio_pin(struct fsim_folio *f, struct fsim_mm *mm, unsigned int n)
 		return -EINVAL;
 	refs = folio_test_large(f) ? n : (uint64_t)n * GUP_PIN_COUNTING_BIAS;
 	fsim_spin_lock(&f->oracle_lock);
-	/* _pincount is an int; a small folio's pins live in the refcount */
-	if (folio_test_large(f) ? (uint64_t)atomic_read(&f->pincount) + n > INT_MAX
-				: (uint64_t)atomic_load(&f->refcount) + refs > INT_MAX) {
+	/* _pincount is an int; a small folio's pins live in the int refcount */
+	if ((uint64_t)atomic_read(&f->pincount) + n > INT_MAX ||
+	    (!folio_test_large(f) && (uint64_t)atomic_load(&f->refcount) + refs > INT_MAX)) {
 		fsim_spin_unlock(&f->oracle_lock);
 		return -EOVERFLOW;
 	}
-	if (folio_test_large(f))
-		atomic_add((int)n, &f->pincount);
+	/* Small folios: the kernel counts pins only in the refcount bias;
+	 * the model keeps their number in pincount as well. */
+	atomic_add((int)n, &f->pincount);
 	atomic_fetch_add(&f->refcount, (int64_t)refs);
 	fsim_spin_unlock(&f->oracle_lock);
 	atomic_store(&mm->has_pinned, true);	/* MMF_HAS_PINNED */
@@ -425,11 +450,10 @@ int fsim_folio_unpin(struct fsim_folio *f, unsigned int n)
 	fsim_spin_lock(&f->oracle_lock);
 	if ((unsigned int)fsim_folio_pincount(f) < n) {
 		err = -EINVAL;
-	} else if (folio_test_large(f)) {
-		atomic_sub((int)n, &f->pincount);
-		atomic_fetch_sub(&f->refcount, (int64_t)n);
 	} else {
-		atomic_fetch_sub(&f->refcount, (int64_t)n * GUP_PIN_COUNTING_BIAS);
+		atomic_sub((int)n, &f->pincount);
+		atomic_fetch_sub(&f->refcount, folio_test_large(f) ? (int64_t)n :
+				 (int64_t)n * GUP_PIN_COUNTING_BIAS);
 	}
 	fsim_spin_unlock(&f->oracle_lock);
 	return err;

@@ -496,6 +496,8 @@ static bool check_expect_target(struct parser *p, struct stmt *st)
 		return perr(p, "expect needs a target: a folio, stats, meminfo, thp, "
 			    "vmstat or PROCESS REGION");
 	t = st->words[0];
+	if (!st->nargs || (!strcmp(t, "thp") && st->nargs == 1 && stmt_arg(st, "order")))
+		return perr(p, "expect %s: nothing to compare", t);
 	if (!strcmp(t, "stats"))
 		return st->nwords == 1 && check_args(p, st, keys_expect_stats, "expect stats");
 	if (!strcmp(t, "meminfo"))
@@ -515,8 +517,6 @@ static bool check_expect_target(struct parser *p, struct stmt *st)
 		return perr(p, "expect takes one target");
 	if (!scn_is_ident(t))
 		return perr(p, "'%s' is not a name", t);
-	if (!st->nargs)
-		return perr(p, "expect %s: nothing to compare", t);
 	return check_args(p, st, scn_keys_expect_folio, "expect FOLIO");
 }
 

@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fuzz_scenario: the scenario parser and checker on arbitrary text.
+ *
+ * fsim_script_parse() of the input, then for every scenario that passes
+ * the work cap: fsim_script_run() in both modes with a trace to /dev/null,
+ * and fsim_script_diff() (both modes in lockstep).  It must never crash,
+ * hang or leak; failing scenarios are fine (that is what bad input does).
+ *
+ * The work cap.  The language can ask for unbounded work on purpose:
+ * `repeat 8388607 add ...`, a folio of order 30 (2^30 per-page counters in
+ * legacy), `mmap size=1G` (2^18 folios at order 0).  None of that is a
+ * bug, but a fuzzer would report it as a timeout or an out-of-memory, so
+ * the target estimates each scenario's cost from its parsed statements
+ * and runs only those below the bounds (parsing always runs):
+ *   - no `repeat` count above FZ_MAX_REPEAT (10000),
+ *   - pages declared (2^order of each folio, plus size >> 10 of each
+ *     mmap: at least the page count for any page_shift >= 10) at most
+ *     FZ_MAX_PAGES (2^19, a PUD-sized folio and change),
+ *   - (statements + sum of repeats) * (pages + 1) * (processes + 1) at
+ *     most FZ_MAX_WORK: the checker walks every page of a legacy folio
+ *     after every statement, and the trace prints every process's smaps
+ *     after every statement (a fork copies the regions: 513 forks of a
+ *     2 MiB region took 10 s per run before processes were counted).
+ * FOLIOSIM_FUZZ_VERBOSE=1 prints each scenario's decision.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "foliosim/scenario.h"
+#include "fuzz_common.h"
+
+#define FZ_MAX_INPUT (64 * 1024)
+#define FZ_MAX_REPEAT 10000ul
+#define FZ_MAX_PAGES (1ull << 19)
+#define FZ_MAX_WORK 20000000ull
+
+static struct fz_counters counters;
+static FILE *devnull;
+
+static void print_counters(void)
+{
+	fz_stats_print("fuzz_scenario", &counters);
+}
+
+/* Pages a statement may create: folio order=N, or mmap size=S. */
+static unsigned long long stmt_pages(const struct fsim_stmt_view *v)
+{
+	const char *order = fsim_stmt_value(v, "order");
+	const char *size = fsim_stmt_value(v, "size");
+	unsigned long long n = 0, pages = 0;
+
+	if (!strcmp(v->keyword, "folio") && order && fsim_parse_size(order, &n))
+		pages += n > 40 ? FZ_MAX_PAGES + 1 : 1ull << n;
+	if (!strcmp(v->keyword, "mmap") && size && fsim_parse_size(size, &n))
+		pages += n >> 10;
+	return pages;
+}
+
+/* Whether running scenario @i stays within the work cap. */
+static bool affordable(const struct fsim_script *s, size_t i)
+{
+	unsigned long long pages = 0, steps = 0, procs = 1;
+	struct fsim_stmt_view v;
+	size_t k, n = fsim_script_statements(s, i);
+
+	for (k = 0; k < n; k++) {
+		if (fsim_script_statement(s, i, k, &v))
+			return false;
+		if (v.repeat > FZ_MAX_REPEAT)
+			return false;
+		steps += 1 + v.repeat;
+		pages += stmt_pages(&v);
+		procs += !strcmp(v.keyword, "process") || !strcmp(v.keyword, "fork");
+		if (pages > FZ_MAX_PAGES || procs > FZ_MAX_PAGES)
+			return false;
+	}
+	return steps * (pages + 1) * procs <= FZ_MAX_WORK;
+}
+
+static void run_scenario(const struct fsim_script *s, size_t i)
+{
+	static const enum fsim_mode modes[] = { FSIM_MODE_LEGACY, FSIM_MODE_RFC };
+	struct fsim_run_options opts;
+	struct fsim_result res;
+	size_t m;
+
+	for (m = 0; m < 2; m++) {
+		memset(&opts, 0, sizeof(opts));
+		opts.mode = modes[m];
+		opts.trace = devnull;
+		fsim_script_run(s, i, &opts, &res);
+		counters.ops += res.statements;
+		if (getenv("FOLIOSIM_FUZZ_VERBOSE"))
+			fprintf(stderr, "  %s %s: %s %s\n", fsim_mode_name(modes[m]),
+				fsim_script_name(s, i),
+				res.outcome == FSIM_PASS ? "pass" :
+				res.outcome == FSIM_FAIL ? "FAIL" : "skip", res.message);
+	}
+	/* The lockstep runner has its own statement loop: cover it too. */
+	fsim_script_diff(s, i, devnull);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct fsim_script *s = NULL;
+	size_t i;
+
+	if (!devnull) {
+		devnull = fopen("/dev/null", "w");
+		if (!devnull)
+			fz_die("fuzz_scenario", "cannot open /dev/null");
+		if (getenv("FOLIOSIM_FUZZ_STATS"))
+			atexit(print_counters);
+	}
+	if (size > FZ_MAX_INPUT)
+		return 0;
+	counters.execs++;
+	if (fsim_script_parse("fuzz.scn", (const char *)data, size, &s) || !s)
+		return 0;
+	for (i = 0; i < fsim_script_count(s); i++) {
+		bool run = affordable(s, i);
+
+		if (getenv("FOLIOSIM_FUZZ_VERBOSE"))
+			fprintf(stderr, "scenario %s: %s\n", fsim_script_name(s, i),
+				run ? "run" : "skipped (work cap)");
+		if (run)
+			run_scenario(s, i);
+		else
+			counters.refused++;
+	}
+	fsim_script_free(s);
+	return 0;
+}
