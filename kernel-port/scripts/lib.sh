@@ -1,0 +1,212 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034  # variables set here are used by the scripts that source this file
+# Common helpers for the foliosim kernel-port scripts. Sourced, not executed.
+#
+# Everything heavy (unpacked kernel tree, build outputs, selftest binaries,
+# initramfs images, serial logs) lives under $KBUILD_ROOT, which is OUTSIDE
+# the git repository:  ${FOLIOSIM_KBUILD:-/var/tmp/foliosim-kbuild}
+
+KP_SCRIPTS="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+KP_DIR="$(cd "$KP_SCRIPTS/.." && pwd)"          # .../kernel-port
+KP_REPO="$(cd "$KP_DIR/.." && pwd)"             # repository root
+KBUILD_ROOT="${FOLIOSIM_KBUILD:-/var/tmp/foliosim-kbuild}"
+
+KSRC_PKG="linux-source-6.12"
+KSRC_TARBALL="/usr/src/linux-source-6.12.tar.xz"
+KSRC_TOPDIR="linux-source-6.12"                 # top directory inside the tarball
+
+KP_PROG="$(basename "$0")"
+
+log()  { printf '[%s %s] %s\n' "$KP_PROG" "$(date +%H:%M:%S)" "$*" >&2; }
+warn() { printf '[%s] WARNING: %s\n' "$KP_PROG" "$*" >&2; }
+die()  { printf '[%s] ERROR: %s\n' "$KP_PROG" "$*" >&2; exit 1; }
+
+# ensure_pkgs PKG... : install the Debian packages that are not installed yet.
+# Runs 'apt-get update' at most once per process, and only when something is
+# actually missing.
+KP_APT_UPDATED="${KP_APT_UPDATED:-0}"   # exported: child scripts do not update again
+ensure_pkgs() {
+    local missing=() p
+    for p in "$@"; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+            missing+=("$p")
+        fi
+    done
+    [ "${#missing[@]}" -eq 0 ] && return 0
+    [ "$(id -u)" -eq 0 ] || die "missing packages (${missing[*]}) and not root: install them with apt-get install ${missing[*]}"
+    if [ "$KP_APT_UPDATED" -eq 0 ]; then
+        log "apt-get update (missing: ${missing[*]})"
+        DEBIAN_FRONTEND=noninteractive apt-get update -qq > /tmp/foliosim-apt.log 2>&1 \
+            || { tail -n 20 /tmp/foliosim-apt.log >&2; die "apt-get update failed (log /tmp/foliosim-apt.log)"; }
+        export KP_APT_UPDATED=1
+    fi
+    log "apt-get install ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+        >> /tmp/foliosim-apt.log 2>&1 \
+        || { tail -n 20 /tmp/foliosim-apt.log >&2; die "apt-get install ${missing[*]} failed (log /tmp/foliosim-apt.log)"; }
+}
+
+# Architecture table. Only x86_64 is supported today; i386 is sketched so that
+# adding it is a matter of filling in the case arms (kernel ARCH, image path,
+# qemu binary, selftest compiler flags) and adding config/arch/i386.config.
+arch_setup() {
+    KP_ARCH="$1"
+    case "$KP_ARCH" in
+        x86_64)
+            KARCH=x86_64                     # make ARCH=
+            KIMAGE_REL=arch/x86/boot/bzImage # relative to the build (O=) dir
+            KIMAGE_TARGET=bzImage
+            QEMU_BIN=qemu-system-x86_64
+            QEMU_PKG=qemu-system-x86
+            SELFTEST_CFLAGS="-static"
+            ;;
+        # i386)
+        #     KARCH=i386; KIMAGE_REL=arch/x86/boot/bzImage; KIMAGE_TARGET=bzImage
+        #     QEMU_BIN=qemu-system-i386; QEMU_PKG=qemu-system-x86
+        #     SELFTEST_CFLAGS="-static -m32"   # needs gcc-multilib + libc6-dev-i386
+        #     ;;
+        *) die "unsupported --arch '$KP_ARCH' (supported: x86_64; i386 is planned)";;
+    esac
+}
+
+# Make sure the source tarball is there (apt-get install linux-source-6.12).
+ensure_kernel_source() {
+    if [ ! -f "$KSRC_TARBALL" ]; then
+        ensure_pkgs "$KSRC_PKG"
+    fi
+    [ -f "$KSRC_TARBALL" ] || die "$KSRC_TARBALL still missing after installing $KSRC_PKG"
+    KSRC_DPKG_VERSION="$(dpkg-query -W -f='${Version}' "$KSRC_PKG" 2>/dev/null || echo unknown)"
+}
+
+# Lines of the series file that name patches (comments and blanks removed).
+series_entries() {
+    local series="$KP_DIR/series"
+    [ -f "$series" ] || return 0
+    sed -e 's/#.*$//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' "$series" | grep -v '^$' || true
+}
+
+# Hash of the series file and every patch it names (order matters).
+patches_hash() {
+    {
+        echo "series:"
+        series_entries
+        local p
+        while IFS= read -r p; do
+            [ -f "$KP_DIR/patches/$p" ] || die "series names '$p' but kernel-port/patches/$p does not exist"
+            echo "patch:$p"
+            sha256sum < "$KP_DIR/patches/$p"
+        done < <(series_entries)
+    } | sha256sum | cut -c1-16
+}
+
+# Identifier of the pristine tree: dpkg version + tarball size.
+tree_id() {
+    local size
+    size="$(stat -c %s "$KSRC_TARBALL")"
+    printf '%s-%s' "$KSRC_DPKG_VERSION" "$size" | tr -c 'A-Za-z0-9.+~\n-' '_'
+}
+
+# prepare_tree : sets KSRC_DIR to an unpacked tree with the series applied.
+# Pristine tree: $KBUILD_ROOT/src/<tree-id>/pristine
+# Patched tree : $KBUILD_ROOT/src/<tree-id>/patched-<patches-hash>  (only when
+#                the series is non-empty; a copy of pristine + patches).
+prepare_tree() {
+    ensure_kernel_source
+    local tid phash base pristine
+    tid="$(tree_id)"
+    phash="$(patches_hash)"
+    base="$KBUILD_ROOT/src/$tid"
+    pristine="$base/pristine"
+    mkdir -p "$base"
+    if [ ! -f "$pristine/.foliosim-unpacked" ]; then
+        log "unpacking $KSRC_TARBALL into $pristine (about 15 s)"
+        rm -rf "$pristine" "$base/.unpack-tmp"
+        mkdir -p "$base/.unpack-tmp"
+        tar -xJf "$KSRC_TARBALL" -C "$base/.unpack-tmp"
+        mv "$base/.unpack-tmp/$KSRC_TOPDIR" "$pristine"
+        rmdir "$base/.unpack-tmp"
+        write_version_file "$pristine" "$pristine/.foliosim-version"
+        touch "$pristine/.foliosim-unpacked"
+    fi
+    KSRC_PRISTINE="$pristine"
+    KSRC_VERSION="$(kernel_version "$pristine")"
+    PATCHES_HASH="$phash"
+    TREE_ID="$tid"
+    local n
+    n="$(series_entries | wc -l)"
+    if [ "$n" -eq 0 ]; then
+        KSRC_DIR="$pristine"
+        return 0
+    fi
+    local patched="$base/patched-$phash"
+    if [ -f "$patched/.foliosim-patched" ]; then
+        KSRC_DIR="$patched"
+        return 0
+    fi
+    local tmp="$base/.patch-tmp-$phash"
+    rm -rf "$tmp"
+    log "copying pristine tree to apply $n patch(es)"
+    cp -a "$pristine" "$tmp"
+    rm -f "$tmp/.foliosim-unpacked"
+    local p i=0
+    while IFS= read -r p; do
+        i=$((i + 1))
+        local pf="$KP_DIR/patches/$p"
+        # Dry run first, so a failing patch never touches the tree; the whole
+        # temporary tree is thrown away on failure, so earlier patches of the
+        # series are not left half-applied either.
+        if ! patch -p1 -d "$tmp" --dry-run --batch --forward --quiet < "$pf" > "$base/.patch-dry-run.log" 2>&1; then
+            cat "$base/.patch-dry-run.log" >&2
+            rm -rf "$tmp"
+            die "patch $i/$n '$p' (kernel-port/patches/$p) does not apply to $KSRC_VERSION; tree left untouched"
+        fi
+        patch -p1 -d "$tmp" --batch --forward --quiet --no-backup-if-mismatch < "$pf" >&2 \
+            || { rm -rf "$tmp"; die "patch '$p' failed after a clean dry run"; }
+        log "applied patch $i/$n: $p"
+    done < <(series_entries)
+    series_entries > "$tmp/.foliosim-series"
+    touch "$tmp/.foliosim-patched"
+    mv "$tmp" "$patched"
+    KSRC_DIR="$patched"
+}
+
+kernel_version() {
+    local mk="$1/Makefile" v p s e
+    v="$(sed -n 's/^VERSION = //p' "$mk" | head -1)"
+    p="$(sed -n 's/^PATCHLEVEL = //p' "$mk" | head -1)"
+    s="$(sed -n 's/^SUBLEVEL = //p' "$mk" | head -1)"
+    e="$(sed -n 's/^EXTRAVERSION = *//p' "$mk" | head -1)"
+    printf '%s.%s.%s%s' "$v" "$p" "$s" "$e"
+}
+
+write_version_file() {
+    local tree="$1" out="$2"
+    {
+        echo "kernel_version=$(kernel_version "$tree")"
+        sed -n -e 's/^VERSION = /VERSION=/p' -e 's/^PATCHLEVEL = /PATCHLEVEL=/p' \
+               -e 's/^SUBLEVEL = /SUBLEVEL=/p' -e 's/^EXTRAVERSION = */EXTRAVERSION=/p' "$tree/Makefile" | head -4
+        echo "dpkg_package=$KSRC_PKG"
+        echo "dpkg_version=$KSRC_DPKG_VERSION"
+        echo "tarball=$KSRC_TARBALL"
+        echo "tarball_size=$(stat -c %s "$KSRC_TARBALL")"
+    } > "$out"
+}
+
+# Config fragments, in merge order: config/*.config (sorted), config/arch/<arch>.config,
+# then config/variants/<variant>.config.
+config_fragments() {
+    local variant="$1" f
+    for f in "$KP_DIR"/config/*.config; do
+        [ -f "$f" ] && echo "$f"
+    done
+    [ -f "$KP_DIR/config/arch/$KP_ARCH.config" ] && echo "$KP_DIR/config/arch/$KP_ARCH.config"
+    if [ -n "$variant" ]; then
+        f="$KP_DIR/config/variants/$variant.config"
+        [ -f "$f" ] || die "config variant '$variant' not found: $f (available: $(cd "$KP_DIR/config/variants" 2>/dev/null && ls ./*.config 2>/dev/null | sed 's|^\./||; s|\.config$||' | tr '\n' ' '))"
+        echo "$f"
+    fi
+    return 0
+}
+
+# Seconds since a start timestamp, as "Ns".
+elapsed() { echo "$(( $(date +%s) - $1 ))s"; }

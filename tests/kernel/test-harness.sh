@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# Self-test of the kernel-port harness (no kernel build, no real boot needed).
+#  * parse-log on synthetic serial logs: clean log -> exit 0; failing test,
+#    kernel WARN, "Bad page", BUG/Oops/panic, missing end marker -> non-zero;
+#    baseline write/compare (regression -> non-zero, known failure -> 0).
+#  * run-guest hung-guest detection with a fake QEMU on PATH (always), and with
+#    the real QEMU + cached kernel/initramfs and a 5 s timeout (only when a
+#    build is cached under $FOLIOSIM_KBUILD; skipped otherwise).
+# Prints "N passed, M failed" at the end; exits non-zero on any failure.
+set -euo pipefail
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+S="$REPO/kernel-port/scripts"
+KB="${FOLIOSIM_KBUILD:-/var/tmp/foliosim-kbuild}"
+TMP="$(mktemp -d /tmp/foliosim-harness.XXXXXX)"
+trap 'rm -rf "$TMP"' EXIT
+
+PASS=0
+FAIL=0
+SKIP=0
+ok()   { PASS=$((PASS + 1)); echo "ok - $*"; }
+bad()  { FAIL=$((FAIL + 1)); echo "not ok - $*"; }
+skip() { SKIP=$((SKIP + 1)); echo "ok - # SKIP $*"; }
+
+# expect_rc WANT(0|nonzero) NAME CMD... : run CMD, check its exit status.
+expect_rc() {
+    local want="$1" name="$2" rc=0
+    shift 2
+    "$@" > "$TMP/out.txt" 2>&1 || rc=$?
+    if { [ "$want" = 0 ] && [ "$rc" -eq 0 ]; } || { [ "$want" = nonzero ] && [ "$rc" -ne 0 ]; }; then
+        ok "$name (exit $rc)"
+    else
+        bad "$name: expected exit $want, got $rc"
+        sed 's/^/    | /' "$TMP/out.txt"
+    fi
+}
+# expect_out REGEX NAME : the output of the previous expect_rc matches REGEX
+expect_out() {
+    if grep -qE "$1" "$TMP/out.txt"; then ok "$2"; else bad "$2: output lacks /$1/"; sed 's/^/    | /' "$TMP/out.txt"; fi
+}
+
+# ---------------------------------------------------------- synthetic logs --
+clean_log() {
+    cat <<'EOF'
+[    0.000000] Linux version 6.12.118 (root@vm) #1 SMP
+[    1.200000] Run /init as init process
+FOLIOSIM-KTEST-BEGIN kernel=6.12.118 mode=legacy selftests=all
+TAP version 13
+1..3
+# selftest: cow
+# command: ./cow
+# TAP version 13
+# ok 1 Basic COW after fork() with base page
+# # Totals: pass:211 fail:0 xfail:0 xpass:0 skip:429 error:0
+ok 1 cow # time=4s
+# selftest: uffd-unit-tests
+# Userfaults unit tests: pass=42, skip=24, fail=0 (total=66)
+ok 2 uffd-unit-tests # time=38s
+# selftest: migration
+# # Totals: pass:0 fail:0 xfail:0 xpass:0 skip:6 error:0
+ok 3 migration # SKIP exit code 4 (KSFT_SKIP) time=0s
+# summary: 3 run, 0 failed
+FOLIOSIM-KTEST-END status=pass failed=0 total=3
+[   30.000000] reboot: Restarting system
+EOF
+}
+clean_log > "$TMP/clean.log"
+expect_rc 0 "clean log exits 0" "$S/parse-log" "$TMP/clean.log"
+
+# The closing line for the clean log: cow + uffd pass, migration skip, plus
+# [kernel-log] and [end-marker] checks = 4 passed, 0 failed, 1 skipped.
+"$S/parse-log" "$TMP/clean.log" > "$TMP/out.txt" 2>&1 || true
+expect_out '^4 passed, 0 failed, 1 skipped$' "clean log: closing line '4 passed, 0 failed, 1 skipped'"
+expect_out '^cow +pass +211 +0 +0 +0 +429 +0' "clean log: Totals counts of cow in the table"
+expect_out '^uffd-unit-tests +pass +42 +0 +0 +0 +24 +0' "clean log: uffd summary counts in the table"
+
+sed 's/^ok 1 cow # time=4s$/not ok 1 cow # exit=1 time=4s/' "$TMP/clean.log" > "$TMP/failing.log"
+expect_rc nonzero "failing selftest line exits non-zero" "$S/parse-log" "$TMP/failing.log"
+expect_out '^[0-9]+ passed, 1 failed' "failing selftest: closing line reports 1 failed"
+
+sed 's/^ok 2 uffd-unit-tests.*$/not ok 2 uffd-unit-tests # TIMEOUT after 300s (rc=143)/' "$TMP/clean.log" > "$TMP/timeout.log"
+expect_rc nonzero "selftest timeout exits non-zero" "$S/parse-log" "$TMP/timeout.log"
+
+inject() { # inject FILE TEXT... : put kernel lines after the cow result
+    local f="$1"; shift
+    awk -v txt="$(printf '%s\n' "$@")" '{print} /^ok 1 cow/{print txt}' "$TMP/clean.log" > "$f"
+}
+inject "$TMP/warn.log" \
+    "[   12.345678] ------------[ cut here ]------------" \
+    "[   12.345679] WARNING: CPU: 1 PID: 80 at mm/rmap.c:1234 folio_add_anon_rmap_ptes+0x1/0x2" \
+    "[   12.345690] ---[ end trace 0000000000000000 ]---"
+expect_rc nonzero "kernel WARNING exits non-zero" "$S/parse-log" "$TMP/warn.log"
+expect_out 'WARNING: CPU: 1' "kernel WARNING: offending line is printed"
+
+inject "$TMP/badpage.log" \
+    "[   13.000000] BUG: Bad page state in process cow  pfn:12345" \
+    "[   13.000001] page: refcount:0 mapcount:1 mapping:0000000000000000 index:0x0 pfn:0x12345"
+expect_rc nonzero "Bad page exits non-zero" "$S/parse-log" "$TMP/badpage.log"
+expect_out 'Bad page|BUG' "Bad page: offending line is printed"
+
+inject "$TMP/badpage2.log" "[   13.000000] Bad page map in process cow  pte:8000000012345067"
+expect_rc nonzero "'Bad page map' (without BUG:) exits non-zero" "$S/parse-log" "$TMP/badpage2.log"
+
+inject "$TMP/oops.log" "[   14.000000] Oops: general protection fault, probably for non-canonical address 0xdead: 0000 [#1] SMP"
+expect_rc nonzero "Oops / general protection fault exits non-zero" "$S/parse-log" "$TMP/oops.log"
+
+inject "$TMP/kbug.log" "[   14.000000] kernel BUG at mm/huge_memory.c:3000!"
+expect_rc nonzero "kernel BUG exits non-zero" "$S/parse-log" "$TMP/kbug.log"
+
+# Kernel message interleaved inside a test output line ("# " prefix).
+inject "$TMP/interleaved.log" "# # [RUN] Basic COW[   15.000000] WARNING: CPU: 0 PID: 1 at mm/memory.c:1 x"
+expect_rc nonzero "kernel WARNING interleaved in a test output line exits non-zero" "$S/parse-log" "$TMP/interleaved.log"
+
+# A selftest printing the word WARNING in its own (prefixed) output is not a kernel WARN.
+inject "$TMP/testwarn.log" "# # WARNING: test-side message, not a kernel warning"
+expect_rc 0 "test-side 'WARNING:' in '# ' output is not a kernel problem" "$S/parse-log" "$TMP/testwarn.log"
+
+head -n 12 "$TMP/clean.log" > "$TMP/hung.log"
+expect_rc nonzero "log without end marker (hung/dead guest) exits non-zero" "$S/parse-log" "$TMP/hung.log"
+expect_out 'FOLIOSIM-KTEST-END' "missing end marker is named"
+
+{ head -n 3 "$TMP/clean.log"; echo "[    2.000000] Kernel panic - not syncing: Attempted to kill init! exitcode=0x00000100"; } > "$TMP/panic.log"
+expect_rc nonzero "Kernel panic before any test exits non-zero" "$S/parse-log" "$TMP/panic.log"
+
+grep -v '^ok 3 migration' "$TMP/clean.log" > "$TMP/short.log"
+expect_rc nonzero "fewer results than the TAP plan exits non-zero" "$S/parse-log" "$TMP/short.log"
+
+# ---------------------------------------------------------------- baseline --
+expect_rc 0 "write a baseline from the clean log" "$S/parse-log" "$TMP/clean.log" --write-baseline "$TMP/base.txt"
+if grep -qE '^cow +pass +211 0 0 0 429 0$' "$TMP/base.txt"; then ok "baseline file has the cow row"; else bad "baseline file content"; cat "$TMP/base.txt"; fi
+expect_rc 0 "clean log vs its own baseline exits 0" "$S/parse-log" "$TMP/clean.log" --baseline "$TMP/base.txt"
+expect_rc nonzero "pass -> fail against the baseline is a regression" "$S/parse-log" "$TMP/failing.log" --baseline "$TMP/base.txt"
+expect_out '^regression: cow' "regression is named"
+sed 's/# # Totals: pass:211 fail:0 /# # Totals: pass:210 fail:1 /' "$TMP/clean.log" > "$TMP/morefail.log"
+expect_rc nonzero "more failing cases in a binary is a regression" "$S/parse-log" "$TMP/morefail.log" --baseline "$TMP/base.txt"
+"$S/parse-log" "$TMP/failing.log" --write-baseline "$TMP/base-fail.txt" > /dev/null 2>&1 || true
+expect_rc 0 "a failure already in the baseline is 'known', not a failure" "$S/parse-log" "$TMP/failing.log" --baseline "$TMP/base-fail.txt"
+expect_out 'known failures' "known failure is reported"
+expect_rc nonzero "a kernel WARN fails even with a baseline" "$S/parse-log" "$TMP/warn.log" --baseline "$TMP/base.txt"
+
+# ------------------------------------------------------- hung guest (fake) --
+mkdir -p "$TMP/bin"
+cat > "$TMP/bin/qemu-system-x86_64" <<'EOF'
+#!/bin/sh
+# fake QEMU: writes a boot line to the serial file, then hangs forever
+for a in "$@"; do case "$a" in file:*) echo "[    0.000000] Linux version fake" > "${a#file:}";; esac; done
+exec sleep 1000
+EOF
+chmod +x "$TMP/bin/qemu-system-x86_64"
+echo fake > "$TMP/fake-bzImage"
+echo fake > "$TMP/fake-initrd"
+t0=$(date +%s)
+expect_rc nonzero "run-guest with a hanging (fake) QEMU exits non-zero" \
+    env PATH="$TMP/bin:$PATH" "$S/run-guest" --kernel "$TMP/fake-bzImage" --initramfs "$TMP/fake-initrd" \
+        --timeout 3 --no-baseline --log "$TMP/fake-serial.log"
+dt=$(( $(date +%s) - t0 ))
+expect_out 'guest hung' "fake hang: 'guest hung' reported"
+if [ "$dt" -lt 30 ]; then ok "fake hang: run-guest returned after ${dt}s (timeout 3s)"; else bad "fake hang took ${dt}s"; fi
+if pgrep -f "$TMP/bin/qemu-system-x86_64" > /dev/null 2>&1; then bad "fake QEMU still running"; else ok "fake QEMU was killed"; fi
+
+# ------------------------------------------------------- hung guest (real) --
+K="$(cat "$KB/last-kernel-x86_64" 2>/dev/null || true)"
+I="$(cat "$KB/last-initramfs-base-x86_64" 2>/dev/null || true)"
+if [ -n "$K" ] && [ -f "$K" ] && [ -n "$I" ] && [ -f "$I" ] && command -v qemu-system-x86_64 > /dev/null; then
+    # Real kernel + initramfs, 6 s timeout: the guest boots (~3 s) and is
+    # killed in the middle of the selftests -> must be reported as hung.
+    t0=$(date +%s)
+    expect_rc nonzero "real QEMU killed by a 6 s timeout is reported as a failure" \
+        "$S/run-guest" --kernel "$K" --initramfs "$I" --timeout 6 --no-baseline --log "$TMP/real-serial.log"
+    dt=$(( $(date +%s) - t0 ))
+    expect_out 'guest hung' "real hang: 'guest hung' reported"
+    expect_out '\[end-marker\] +fail' "real hang: [end-marker] check fails"
+    if [ "$dt" -lt 40 ]; then ok "real hang: returned after ${dt}s"; else bad "real hang took ${dt}s"; fi
+else
+    skip "real hung-guest check: no cached kernel/initramfs under $KB (run kernel-port/scripts/run-guest once)"
+fi
+
+# --------------------------------------------------------------- CLI checks --
+expect_rc 0 "build-kernel --help" "$S/build-kernel" --help
+expect_rc 0 "build-initramfs --help" "$S/build-initramfs" --help
+expect_rc 0 "run-guest --help" "$S/run-guest" --help
+expect_rc 0 "parse-log --help" "$S/parse-log" --help
+expect_rc nonzero "run-guest rejects a bad --mode" "$S/run-guest" --mode bogus
+expect_rc nonzero "run-guest rejects an unknown selftest" "$S/run-guest" --selftests no_such_test
+expect_rc nonzero "build-kernel rejects a missing variant" "$S/build-kernel" --config-variant no-such-variant --print-key
+expect_out "config variant 'no-such-variant' not found" "missing variant is named"
+
+echo
+echo "$PASS passed, $FAIL failed, $SKIP skipped"
+[ "$FAIL" -eq 0 ]
