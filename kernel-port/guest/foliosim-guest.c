@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -288,9 +289,16 @@ static int write_str(const char *path, const char *value)
 	return err;
 }
 
+static int write_str(const char *path, const char *value);
+
 static long long meminfo_kb(const char *key)
 {
-	FILE *f = fopen("/proc/meminfo", "r");
+	FILE *f;
+
+	/* NR_ANON_MAPPED has per-CPU deltas that /proc/meminfo only sees after
+	 * vmstat_update(); vm.stat_refresh folds them now. */
+	write_str("/proc/sys/vm/stat_refresh", "1");
+	f = fopen("/proc/meminfo", "r");
 	char line[256];
 	long long v = -1;
 	size_t n = strlen(key);
@@ -484,47 +492,120 @@ static uint64_t kpagecount(uint64_t pfn)
 }
 
 /*
- * AnonPages is system-wide: the workers' own stacks and heaps count too.
- * Their share is kept out of the scenario's numbers: the baseline moves by
- * what starting or forking a worker added, and by what exiting frees of a
- * worker's memory outside the regions (pages only it maps: kpagecount 1).
+ * AnonPages is system-wide: the controller's and the workers' own stacks,
+ * heaps and copied-on-write data count too.  So every reading subtracts
+ * them: the anon pages (KPF_ANON in /proc/kpageflags) mapped outside the
+ * scenario's regions by the controller and every live worker, each page
+ * frame once (a page shared after fork() is one page in NR_ANON_MAPPED).
  */
-static long long own_private_anon_kb(struct cproc *p)
+struct pfnset {
+	uint64_t *pfn;
+	size_t n, cap;
+};
+
+static void pfn_add(struct pfnset *set, uint64_t pfn)
+{
+	if (set->n == set->cap) {
+		size_t cap = set->cap ? 2 * set->cap : 4096;
+		uint64_t *p = realloc(set->pfn, cap * sizeof(*p));
+
+		if (!p)
+			return;
+		set->pfn = p;
+		set->cap = cap;
+	}
+	set->pfn[set->n++] = pfn;
+}
+
+static void own_anon_pfns(pid_t pid, const struct cproc *p, struct pfnset *set)
 {
 	char path[64], line[512];
 	unsigned long a, b;
-	long long kb = 0;
+	uint64_t buf[512];
+	int pm, i;
 	FILE *f;
-	int i;
 
-	snprintf(path, sizeof(path), "/proc/%d/maps", p->pid);
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
 	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		char perms[8] = "", name[256] = "";
-		unsigned long inode = 0;
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", pid);
+	pm = open(path, O_RDONLY);
+	while (f && pm >= 0 && fgets(line, sizeof(line), f)) {
 		bool region = false;
-		uintptr_t addr;
 
-		if (sscanf(line, "%lx-%lx %7s %*s %*s %lu %255s", &a, &b, perms, &inode,
-			   name) < 4)
+		if (sscanf(line, "%lx-%lx", &a, &b) != 2 || strstr(line, "[vsyscall]"))
 			continue;
-		for (i = 0; i < p->nregions; i++)
+		for (i = 0; p && i < p->nregions; i++)
 			region |= a >= p->region[i].addr &&
 				  b <= p->region[i].addr + p->region[i].size;
-		/* Only private anonymous memory: no inode, not shared. */
-		if (region || inode || perms[3] != 'p')
+		if (region)
 			continue;
-		for (addr = a; addr < b; addr += PAGE) {
-			uint64_t pme = pagemap_entry(p->pid, addr);
+		while (a < b) {
+			size_t n = (b - a) / PAGE, k;
+			ssize_t got;
 
-			if ((pme >> 63) && !(pme >> 61 & 1) &&	/* present, not file */
-			    kpagecount(pme & ((1ull << 55) - 1)) == 1)
-				kb += (long long)(PAGE >> 10);
+			if (n > 512)
+				n = 512;
+			got = pread(pm, buf, n * 8, (off_t)(a / PAGE * 8));
+			if (got <= 0)
+				break;
+			for (k = 0; k < (size_t)got / 8; k++)
+				if (buf[k] >> 63)
+					pfn_add(set, buf[k] & ((1ull << 55) - 1));
+			a += n * PAGE;
 		}
 	}
+	if (pm >= 0)
+		close(pm);
 	if (f)
 		fclose(f);
+}
+
+static int cmp_u64(const void *x, const void *y)
+{
+	const uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+
+	return a < b ? -1 : a > b;
+}
+
+static long long own_anon_kb(struct scenario_run *s)
+{
+	struct pfnset set = { NULL, 0, 0 };
+	long long kb = 0;
+	size_t i;
+	int fd, w;
+
+	own_anon_pfns(getpid(), NULL, &set);
+	for (w = 0; w < s->nprocs; w++)
+		if (!s->procs[w].exited && s->procs[w].pid > 0)
+			own_anon_pfns(s->procs[w].pid, &s->procs[w], &set);
+	qsort(set.pfn, set.n, sizeof(*set.pfn), cmp_u64);
+	fd = open("/proc/kpageflags", O_RDONLY);
+	for (i = 0; fd >= 0 && i < set.n; i++) {
+		uint64_t flags;
+
+		if (i && set.pfn[i] == set.pfn[i - 1])
+			continue;
+		/* KPF_ANON (12), not KPF_ZERO_PAGE (24) */
+		if (pread(fd, &flags, 8, (off_t)(set.pfn[i] * 8)) == 8 &&
+		    (flags >> 12 & 1) && !(flags >> 24 & 1))
+			kb += (long long)(PAGE >> 10);
+	}
+	if (fd >= 0)
+		close(fd);
+	free(set.pfn);
 	return kb;
+}
+
+/* AnonPages of the scenario's regions since the scenario started. */
+static long long region_anon_kb(struct scenario_run *s)
+{
+	long long total;
+
+	/* A first walk grows the controller's heap to the size the second
+	 * one needs, so that no page appears between the two readings. */
+	own_anon_kb(s);
+	total = meminfo_kb("AnonPages");
+	return total - own_anon_kb(s) - s->anon0;
 }
 
 /* After a fault: the kernel's folio orders against the model's. */
@@ -588,8 +669,6 @@ static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_view *v
 		r->size = size;
 		err = fsim_process_mmap(p->model, region, size, shmem, order);
 	} else if (!strcmp(verb, "fork")) {
-		long long before = meminfo_kb("AnonPages");
-
 		if (!(c = new_proc(s, v->words[2])))
 			return false;
 		if (!send(s, p, reply, sizeof(reply), "fork %s", v->words[2]))
@@ -597,31 +676,34 @@ static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_view *v
 		c->pid = (pid_t)atoi(reply + 3);
 		if (!open_fifos(s, c) || !send(s, c, reply, sizeof(reply), "ping"))
 			return false;
-		/* fork() itself changes no region page's accounting. */
-		s->anon0 += meminfo_kb("AnonPages") - before;
+
 		memcpy(c->region, p->region, sizeof(p->region));
 		c->nregions = p->nregions;
 		err = fsim_process_fork(p->model, &c->model);
 	} else if (!strcmp(verb, "exit")) {
-		s->anon0 -= own_private_anon_kb(p);
 		if (!send(s, p, reply, sizeof(reply), "exit"))
 			return false;
 		fclose(p->cmd);
 		fclose(p->rsp);
 		p->exited = true;
-		/* Wait until the kernel has torn the mm down (the worker is a
-		 * zombie or gone; its children are reaped by init). */
+		/* Wait until the kernel has torn the mm down: exit_mm() runs
+		 * before exit_notify(), so a zombie ("Z") or a reaped task (gone
+		 * from /proc) has no mappings left.  An empty smaps is not enough:
+		 * it is empty from mm_users == 0, while exit_mmap() still zaps. */
 		if (p->pid > 0) {
-			char path[64];
+			char path[64], stat[256];
 
-			snprintf(path, sizeof(path), "/proc/%d/smaps", p->pid);
-			for (int i = 0; i < 2000 && !access(path, F_OK); i++) {
+			snprintf(path, sizeof(path), "/proc/%d/stat", p->pid);
+			for (int i = 0; i < 5000; i++) {
 				FILE *f = fopen(path, "r");
-				int ch = f ? fgetc(f) : EOF;
+				char *rp = NULL;
 
-				if (f)
-					fclose(f);
-				if (ch == EOF)
+				if (!f)
+					break;
+				if (fgets(stat, sizeof(stat), f))
+					rp = strrchr(stat, ')');
+				fclose(f);
+				if (!rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X')
 					break;
 				usleep(1000);
 			}
@@ -786,7 +868,7 @@ static bool do_expect(struct scenario_run *s, const struct fsim_stmt_view *v)
 	if (v->expect_mode >= 0 && v->expect_mode != (int)s->mode)
 		return true;
 	if (!strcmp(v->words[0], "meminfo")) {
-		snprintf(got, sizeof(got), "%lld", meminfo_kb("AnonPages") - s->anon0);
+		snprintf(got, sizeof(got), "%lld", region_anon_kb(s));
 		return compare(s, "anon_pages_kb", v->args[0].value, got);
 	}
 	if (!strcmp(v->words[0], "vmstat")) {
@@ -891,7 +973,8 @@ static int run_scenario(struct scenario_run *s)
 		return fail(s, FSIM_FAIL, "cannot create the model"), FSIM_FAIL;
 	}
 	set_knobs(s);
-	s->anon0 = meminfo_kb("AnonPages");
+	s->anon0 = 0;
+	s->anon0 = region_anon_kb(s);
 	s->split0 = vmstat("thp_deferred_split_page");
 	for (o = 2; o <= 9; o++)
 		for (w = 0; w < 3; w++)
@@ -906,7 +989,6 @@ static int run_scenario(struct scenario_run *s)
 			fprintf(stderr, "  line %u: %s\n", v.line, v.keyword);
 		if (!strcmp(v.keyword, "process")) {
 			struct cproc *p = new_proc(s, v.words[0]);
-			long long before = meminfo_kb("AnonPages");
 			char reply[32];
 			pid_t pid;
 
@@ -919,7 +1001,6 @@ static int run_scenario(struct scenario_run *s)
 			ok = pid > 0 && open_fifos(s, p) &&
 			     send(s, p, reply, sizeof(reply), "ping") &&
 			     !fsim_process_create(s->model, &p->model);
-			s->anon0 += meminfo_kb("AnonPages") - before;
 		} else if (!strcmp(v.keyword, "expect")) {
 			ok = do_expect(s, &v);
 		} else if (!strcmp(v.keyword, "mode") || !strcmp(v.keyword, "arch")) {
@@ -961,6 +1042,15 @@ int main(int argc, char **argv)
 	int i;
 
 	signal(SIGPIPE, SIG_IGN);
+	{
+		/* Two FIFOs per process: 511 children need more than 1024 fds. */
+		struct rlimit rl;
+
+		if (!getrlimit(RLIMIT_NOFILE, &rl)) {
+			rl.rlim_cur = rl.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &rl);
+		}
+	}
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
 			mode = !strcmp(argv[++i], "rfc") ? FSIM_MODE_RFC : FSIM_MODE_LEGACY;
