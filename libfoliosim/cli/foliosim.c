@@ -138,21 +138,31 @@ static int cmd_check(struct options *o)
 	return failed ? 1 : 0;
 }
 
-static int cmd_diff(struct options *o)
+/* The one scenario file of `run` and `diff`; NULL after a message. */
+static struct fsim_script *load_single(const struct options *o, const char *cmd)
 {
 	struct fsim_script *s;
 	char err[512];
-	size_t k;
-	int status = 0;
 
 	if (o->nfiles != 1) {
-		fprintf(stderr, "foliosim diff: give exactly one scenario file\n");
-		return 2;
+		fprintf(stderr, "foliosim %s: give exactly one scenario file\n", cmd);
+		return NULL;
 	}
 	if (fsim_script_load(o->files[0], &s, err, sizeof(err))) {
 		fprintf(stderr, "foliosim: %s\n", err);
-		return 2;
+		return NULL;
 	}
+	return s;
+}
+
+static int cmd_diff(struct options *o)
+{
+	struct fsim_script *s = load_single(o, "diff");
+	size_t k;
+	int status = 0;
+
+	if (!s)
+		return 2;
 	for (k = 0; k < fsim_script_count(s); k++) {
 		if (fsim_script_diff(s, k, stdout))
 			status = 1;
@@ -229,19 +239,12 @@ static int cmd_report(struct options *o)
 static int cmd_run(struct options *o)
 {
 	struct fsim_run_options ro = { o->mode, stdout, o->no_invariants };
-	struct fsim_script *s;
-	char err[512];
+	struct fsim_script *s = load_single(o, "run");
 	size_t k;
 	int status = 0;
 
-	if (o->nfiles != 1) {
-		fprintf(stderr, "foliosim run: give exactly one scenario file\n");
+	if (!s)
 		return 2;
-	}
-	if (fsim_script_load(o->files[0], &s, err, sizeof(err))) {
-		fprintf(stderr, "foliosim: %s\n", err);
-		return 2;
-	}
 	for (k = 0; k < fsim_script_count(s); k++) {
 		struct fsim_result res;
 
