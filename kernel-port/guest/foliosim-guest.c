@@ -597,7 +597,7 @@ static long long own_anon_kb(struct scenario_run *s)
 }
 
 /* AnonPages of the scenario's regions since the scenario started. */
-static long long region_anon_kb(struct scenario_run *s)
+static long long region_anon_kb_once(struct scenario_run *s)
 {
 	long long total;
 
@@ -606,6 +606,40 @@ static long long region_anon_kb(struct scenario_run *s)
 	own_anon_kb(s);
 	total = meminfo_kb("AnonPages");
 	return total - own_anon_kb(s) - s->anon0;
+}
+
+/* Something else may still be mapping or freeing anon memory (a selftest's
+ * leftovers, a reaped worker): read until two readings 20 ms apart agree. */
+static long long region_anon_kb(struct scenario_run *s)
+{
+	long long prev = region_anon_kb_once(s), cur = prev;
+	int i;
+
+	for (i = 0; i < 100; i++) {
+		usleep(20000);
+		cur = region_anon_kb_once(s);
+		if (cur == prev)
+			break;
+		prev = cur;
+	}
+	return cur;
+}
+
+/* Before the first scenario: wait (up to 10 s) until the system's
+ * AnonPages has not moved for half a second. */
+static void settle_anon_pages(void)
+{
+	long long prev = meminfo_kb("AnonPages");
+	int stable = 0, i;
+
+	for (i = 0; i < 200 && stable < 10; i++) {
+		long long cur;
+
+		usleep(50000);
+		cur = meminfo_kb("AnonPages");
+		stable = cur == prev ? stable + 1 : 0;
+		prev = cur;
+	}
 }
 
 /* After a fault: the kernel's folio orders against the model's. */
@@ -1062,6 +1096,7 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("# foliosim-guest: %s mode\n", fsim_mode_name(mode));
+	settle_anon_pages();
 	for (; i < argc; i++) {
 		struct fsim_script *script;
 		char err[512];
