@@ -661,9 +661,17 @@ static void settle_anon_pages(void)
 	}
 }
 
+/*
+ * The kernel carries the prep series' COW reuse of PTE-mapped THPs
+ * (upstream 1da190f4d0a6, foliosim.kfeatures=cow_reuse_pte_thp): a write
+ * fault keeps a large folio that one mm maps alone, where 6.12 (legacy
+ * mode) copies the page.
+ */
+static bool kfeat_cow_reuse;
+
 /* After a fault: the kernel's folio orders against the model's. */
 static bool check_orders(struct scenario_run *s, struct cproc *p, const char *region,
-			 uint64_t off, uint64_t len)
+			 uint64_t off, uint64_t len, bool write)
 {
 	struct cregion *r = find_cregion(p, region);
 	uint64_t o;
@@ -682,6 +690,11 @@ static bool check_orders(struct scenario_run *s, struct cproc *p, const char *re
 			return fail(s, FSIM_SKIP, "the kernel fell back to an order-%d folio "
 				    "at %s %s+%#llx (asked for order %d)", k, p->name, region,
 				    (unsigned long long)o, m);
+		if (write && k > m && kfeat_cow_reuse && s->mode == FSIM_MODE_LEGACY)
+			return fail(s, FSIM_SKIP, "the kernel reused its order-%d folio on the "
+				    "write fault at %s %s+%#llx (prep series: COW reuse of "
+				    "PTE-mapped THP); legacy mode models 6.12, which copies",
+				    k, p->name, region, (unsigned long long)o);
 		return fail(s, FSIM_FAIL, "folio order at %s %s+%#llx: kernel %d, model %d",
 			    p->name, region, (unsigned long long)o, k, m);
 	}
@@ -777,7 +790,7 @@ static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_view *v
 		if (!strcmp(verb, "touch") || !strcmp(verb, "read")) {
 			err = fsim_process_access(p->model, region, off, len, verb[0] == 't');
 			if (!err)
-				return check_orders(s, p, region, off, len);
+				return check_orders(s, p, region, off, len, verb[0] == 't');
 		} else if (!strcmp(verb, "munmap")) {
 			err = fsim_process_munmap(p->model, region, off, len);
 		} else {
@@ -1083,6 +1096,8 @@ static enum fsim_mode mode_from_cmdline(void)
 			buf[0] = '\0';
 		fclose(f);
 	}
+	/* run-guest names what the kernel's series changes for userspace. */
+	kfeat_cow_reuse = strstr(buf, "cow_reuse_pte_thp") != NULL;
 	return strstr(buf, "foliosim.mode=rfc") ? FSIM_MODE_RFC : FSIM_MODE_LEGACY;
 }
 

@@ -59,13 +59,21 @@ arch_setup() {
             QEMU_BIN=qemu-system-x86_64
             QEMU_PKG=qemu-system-x86
             SELFTEST_CFLAGS="-static"
+            KP_KUNIT_ONLY=0
             ;;
-        # i386)
-        #     KARCH=i386; KIMAGE_REL=arch/x86/boot/bzImage; KIMAGE_TARGET=bzImage
-        #     QEMU_BIN=qemu-system-i386; QEMU_PKG=qemu-system-x86
-        #     SELFTEST_CFLAGS="-static -m32"   # needs gcc-multilib + libc6-dev-i386
-        #     ;;
-        *) die "unsupported --arch '$KP_ARCH' (supported: x86_64; i386 is planned)";;
+        i386)
+            # 32-bit x86: the KUnit suites built into the kernel run at boot;
+            # no userspace beyond a freestanding /init (the selftests and the
+            # guest runner are x86_64 binaries, and no 32-bit libc is needed).
+            KARCH=i386
+            KIMAGE_REL=arch/x86/boot/bzImage
+            KIMAGE_TARGET=bzImage
+            QEMU_BIN=qemu-system-i386
+            QEMU_PKG=qemu-system-x86
+            SELFTEST_CFLAGS=""
+            KP_KUNIT_ONLY=1
+            ;;
+        *) die "unsupported --arch '$KP_ARCH' (supported: x86_64, i386)";;
     esac
 }
 
@@ -79,10 +87,60 @@ ensure_kernel_source() {
 }
 
 # Lines of the series file that name patches (comments and blanks removed).
+# The patches of kernel-port/series, in order. A line "# part: NAME" opens a
+# part; with KP_SERIES_UNTIL=NAME only the patches up to the end of that part
+# are listed, with KP_SERIES_UNTIL=none none (the pristine tree).
 series_entries() {
     local series="$KP_DIR/series"
     [ -f "$series" ] || return 0
-    sed -e 's/#.*$//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' "$series" | grep -v '^$' || true
+    awk -v until="${KP_SERIES_UNTIL:-}" '
+        /^[[:space:]]*#[[:space:]]*part:/ {
+            p = $0; sub(/^[[:space:]]*#[[:space:]]*part:[[:space:]]*/, "", p); sub(/[[:space:]].*$/, "", p)
+            if (until != "" && reached && p != until) exit
+            if (p == until) reached = 1
+            next
+        }
+        {
+            sub(/#.*$/, ""); gsub(/^[[:space:]]+|[[:space:]]+$/, "")
+            if ($0 == "" || until == "none") next
+            print
+        }' "$series"
+}
+
+# The part names of kernel-port/series, in order.
+series_parts() {
+    [ -f "$KP_DIR/series" ] || return 0
+    sed -n 's/^[[:space:]]*#[[:space:]]*part:[[:space:]]*\([^[:space:]]*\).*/\1/p' "$KP_DIR/series"
+}
+
+# The parts of the series that KP_SERIES_UNTIL applies, in order.
+series_applied_parts() {
+    local p
+    [ "${KP_SERIES_UNTIL:-}" = none ] && return 0
+    for p in $(series_parts); do
+        echo "$p"
+        [ "$p" = "${KP_SERIES_UNTIL:-}" ] && return 0
+    done
+    return 0
+}
+
+# KUnit suites the applied parts add: "# kunit-suites: A B" lines in
+# config/parts/PART.config. Printed comma-separated.
+expected_kunit_suites() {
+    local p f
+    for p in $(series_applied_parts); do
+        f="$KP_DIR/config/parts/$p.config"
+        [ -f "$f" ] && sed -n 's/^#[[:space:]]*kunit-suites:[[:space:]]*//p' "$f"
+    done | tr -s ' \n' ',' | sed 's/^,//; s/,$//'
+}
+
+# Check a --series-until value and export it for the scripts we call.
+set_series_until() {
+    local want="$1"
+    if [ "$want" != none ] && ! series_parts | grep -x -- "$want" > /dev/null; then
+        die "--series-until: no part '$want' in kernel-port/series (parts: $(series_parts | tr '\n' ' ')none)"
+    fi
+    export KP_SERIES_UNTIL="$want"
 }
 
 # Hash of the series file and every patch it names (order matters).
@@ -195,11 +253,17 @@ write_version_file() {
 # Config fragments, in merge order: config/*.config (sorted), config/arch/<arch>.config,
 # then config/variants/<variant>.config.
 config_fragments() {
-    local variant="$1" f
+    local variant="$1" f p
     for f in "$KP_DIR"/config/*.config; do
         [ -f "$f" ] && echo "$f"
     done
     [ -f "$KP_DIR/config/arch/$KP_ARCH.config" ] && echo "$KP_DIR/config/arch/$KP_ARCH.config"
+    # Options that only exist once a part of the series is applied (its
+    # KUnit tests, say): config/parts/PART.config, for every applied part.
+    for p in $(series_applied_parts); do
+        f="$KP_DIR/config/parts/$p.config"
+        [ -f "$f" ] && echo "$f"
+    done
     if [ -n "$variant" ]; then
         f="$KP_DIR/config/variants/$variant.config"
         [ -f "$f" ] || die "config variant '$variant' not found: $f (available: $(cd "$KP_DIR/config/variants" 2>/dev/null && ls ./*.config 2>/dev/null | sed 's|^\./||; s|\.config$||' | tr '\n' ' '))"

@@ -585,7 +585,7 @@ static bool region_value(struct run *r, struct fsim_process *p, const char *regi
 		if (!strncmp(key, "kpagecount@", 11))
 			snprintf(buf, len, "%llu", (unsigned long long)v.kpagecount);
 		else if (!strncmp(key, "exclusive@", 10))
-			snprintf(buf, len, "%s", yn(v.present && v.pm_exclusive));
+			snprintf(buf, len, "%s", yn((v.present || v.zero_page) && v.pm_exclusive));
 		else if (v.present)
 			snprintf(buf, len, "%u", fsim_folio_order(v.folio));
 		else

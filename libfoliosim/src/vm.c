@@ -814,6 +814,16 @@ int fsim_process_page(const struct fsim_process *p, const char *name, uint64_t o
 	if (!r->live[i])
 		return 0;
 	out->zero_page = e->zero;
+	out->level = (enum fsim_level)e->level;
+	/*
+	 * pagemap_pmd_range() takes the huge zeropage's page from the PMD
+	 * (no vm_normal_page_pmd() check). 6.12 then asks for a precise
+	 * mapcount of 1 (the huge zero folio has 0); the RFC (04/13, like
+	 * 6.15 with CONFIG_NO_PAGE_MAPCOUNT) asks !folio_maybe_mapped_shared(),
+	 * which is true for a large folio with mapcount 0: bit 56 is set.
+	 */
+	if (e->zero && e->level == FSIM_LEVEL_PMD)
+		out->pm_exclusive = fsim_ctx_mode(p->ctx) == FSIM_MODE_RFC;
 	if (!e->folio)
 		return 0;
 	out->present = true;
