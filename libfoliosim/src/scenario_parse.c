@@ -893,6 +893,11 @@ const char *fsim_script_file(const struct fsim_script *s)
 	return s->file;
 }
 
+unsigned int fsim_script_line(const struct fsim_script *s, size_t i)
+{
+	return i < s->n ? s->sc[i].line : 0;
+}
+
 const char *fsim_script_error(const struct fsim_script *s, size_t i)
 {
 	return i < s->n ? s->sc[i].error : NULL;

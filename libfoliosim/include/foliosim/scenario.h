@@ -71,6 +71,8 @@ struct fsim_stmt_view {
 };
 
 FSIM_API const char *fsim_script_file(const struct fsim_script *script);
+/** The line of scenario @i's `scenario NAME` statement (0 if out of range). */
+FSIM_API unsigned int fsim_script_line(const struct fsim_script *script, size_t i);
 /** The first parse error of scenario @i ("FILE:LINE: message"), or NULL. */
 FSIM_API const char *fsim_script_error(const struct fsim_script *script, size_t i);
 FSIM_API const struct fsim_arch *fsim_script_arch(const struct fsim_script *script,
