@@ -130,8 +130,11 @@ expected_kunit_suites() {
     local p f
     for p in $(series_applied_parts); do
         f="$KP_DIR/config/parts/$p.config"
-        [ -f "$f" ] && sed -n 's/^#[[:space:]]*kunit-suites:[[:space:]]*//p' "$f"
+        if [ -f "$f" ]; then
+            sed -n 's/^#[[:space:]]*kunit-suites:[[:space:]]*//p' "$f"
+        fi
     done | tr -s ' \n' ',' | sed 's/^,//; s/,$//'
+    return 0
 }
 
 # Check a --series-until value and export it for the scripts we call.
