@@ -4,7 +4,12 @@
  * real system calls and checks every `expect` against what the running
  * kernel shows in /proc and sysfs.
  *
- *   foliosim-guest [--mode legacy|rfc] [--verbose] FILE...
+ *   foliosim-guest [--mode legacy|rfc] [--verbose]
+ *                  [--gfuzz STEPS [--gfuzz-seed SEED]] FILE...
+ *
+ * --gfuzz then runs the differential fuzzer of gfuzz.c for STEPS random
+ * system calls.  ("--worker DIR NAME" is internal: the fuzzer's workers
+ * exec this program to start from a small address space.)
  *
  * Each scenario process is a real process (a worker) that obeys commands
  * sent by this controller over a pair of FIFOs; `P fork C` makes P's
@@ -42,11 +47,9 @@
 #include "foliosim/foliosim.h"
 #include "foliosim/process.h"
 #include "foliosim/scenario.h"
+#include "guest.h"
 
 #define MAX_PROCS 600
-#define MAX_REGIONS 16
-#define PAGE 4096ul
-#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 
 /* ---------------------------------------------------------------- */
 /* Workers: one real process per scenario process                    */
@@ -71,32 +74,93 @@ static struct wregion *wfind(const char *name)
 	return NULL;
 }
 
-static void fifo_names(const char *dir, const char *proc, char *cmd, char *rsp)
+void fifo_names(const char *dir, const char *proc, char *cmd, char *rsp)
 {
 	snprintf(cmd, 256, "%s/%s.cmd", dir, proc);
 	snprintf(rsp, 256, "%s/%s.rsp", dir, proc);
 }
 
-/* mmap() aligned to the folio size, as the scenario format asks. */
-static char *map_aligned(size_t size, bool shmem, unsigned int order)
+/*
+ * An address aligned to @align with @size bytes free after it, between two
+ * PROT_NONE guard mappings of at least a page each: a mapping placed there
+ * cannot merge with a neighbour, so every VMA stays inside its region.
+ */
+static char *reserve_guarded(size_t size, size_t align)
+{
+	char *raw = mmap(NULL, size + align + 2 * PAGE, PROT_NONE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (raw == MAP_FAILED)
+		return NULL;
+	return (char *)(((uintptr_t)raw + PAGE + align - 1) & ~(uintptr_t)(align - 1));
+}
+
+/* mmap() aligned to the folio size, as the scenario format asks; @guard
+ * keeps PROT_NONE guards on both sides (the differential fuzzer's regions). */
+static char *map_aligned(size_t size, bool shmem, unsigned int order, bool guard)
 {
 	const size_t align = PAGE << order;
+	const int flags = (shmem ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS;
 	char *raw, *p;
 	size_t head;
 
-	raw = mmap(NULL, size + align, PROT_READ | PROT_WRITE,
-		   (shmem ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS, -1, 0);
-	if (raw == MAP_FAILED)
-		return NULL;
-	p = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
-	head = (size_t)(p - raw);
-	if (head)
-		munmap(raw, head);
-	if (align - head)
-		munmap(p + size, align - head);
+	if (guard) {
+		p = reserve_guarded(size, align);
+		if (!p || mmap(p, size, PROT_READ | PROT_WRITE, flags | MAP_FIXED, -1, 0) == MAP_FAILED)
+			return NULL;
+	} else {
+		raw = mmap(NULL, size + align, PROT_READ | PROT_WRITE, flags, -1, 0);
+		if (raw == MAP_FAILED)
+			return NULL;
+		p = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
+		head = (size_t)(p - raw);
+		if (head)
+			munmap(raw, head);
+		if (align - head)
+			munmap(p + size, align - head);
+	}
 	/* Large folios only where asked; order 0 regions must not get THPs. */
 	madvise(p, size, order >= 2 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	return p;
+}
+
+/*
+ * "mremap SRC OFF LEN DST KEEP": moves [OFF, OFF+LEN) of region SRC to a new
+ * guarded place, which becomes region DST.  KEEP 1 keeps the offset within
+ * a PMD (so PMD mappings can move whole: move_huge_pmd()), 0 shifts it by a
+ * page (so they must be split).
+ */
+static void worker_mremap(const char *line, char *reply, size_t len)
+{
+	char src[32] = "", dst[32] = "";
+	unsigned long long off = 0, n = 0, keep = 0;
+	struct wregion *r, *d;
+	char *to, *got;
+	uintptr_t pmd_off;
+
+	if (sscanf(line, "%*s %31s %llu %llu %31s %llu", src, &off, &n, dst, &keep) != 5 ||
+	    !(r = wfind(src)) || off + n > r->size || !n || wfind(dst) ||
+	    nwregions == MAX_REGIONS) {
+		snprintf(reply, len, "err %d", EINVAL);
+		return;
+	}
+	pmd_off = ((uintptr_t)r->addr + off) & (PMD_BYTES - 1);
+	to = reserve_guarded((size_t)n + PMD_BYTES, PMD_BYTES);
+	if (!to) {
+		snprintf(reply, len, "err %d", errno);
+		return;
+	}
+	to += keep ? pmd_off : (pmd_off + PAGE) & (PMD_BYTES - 1);
+	got = mremap(r->addr + off, (size_t)n, (size_t)n, MREMAP_MAYMOVE | MREMAP_FIXED, to);
+	if (got == MAP_FAILED) {
+		snprintf(reply, len, "err %d", errno);
+		return;
+	}
+	d = &wregions[nwregions++];
+	snprintf(d->name, sizeof(d->name), "%s", dst);
+	d->addr = got;
+	d->size = (size_t)n;
+	snprintf(reply, len, "ok %p", (void *)got);
 }
 
 static int worker_command(char *line, char *reply, size_t len, const char *dir);
@@ -104,7 +168,7 @@ static int worker_command(char *line, char *reply, size_t len, const char *dir);
 /* The worker's own FIFOs; a forked child closes its parent's first. */
 static FILE *worker_in, *worker_out;
 
-static void worker_loop(const char *dir, const char *name)
+void worker_loop(const char *dir, const char *name)
 {
 	char cmd[256], rsp[256], line[512], reply[128];
 
@@ -133,11 +197,11 @@ static void worker_loop(const char *dir, const char *name)
 static int worker_command(char *line, char *reply, size_t len, const char *dir)
 {
 	char verb[16] = "", region[32] = "";
-	unsigned long long a = 0, b = 0, c = 0;
+	unsigned long long a = 0, b = 0, c = 0, d = 0;
 	struct wregion *r;
 	size_t i;
 
-	sscanf(line, "%15s %31s %llu %llu %llu", verb, region, &a, &b, &c);
+	sscanf(line, "%15s %31s %llu %llu %llu %llu", verb, region, &a, &b, &c, &d);
 	snprintf(reply, len, "ok");
 	if (!strcmp(verb, "exit"))
 		return 1;
@@ -157,7 +221,7 @@ static int worker_command(char *line, char *reply, size_t len, const char *dir)
 			return 0;
 		}
 		r = &wregions[nwregions];
-		r->addr = map_aligned((size_t)a, c != 0, (unsigned int)b);
+		r->addr = map_aligned((size_t)a, c != 0, (unsigned int)b, d != 0);
 		if (!r->addr) {
 			snprintf(reply, len, "err %d", errno);
 			return 0;
@@ -166,6 +230,10 @@ static int worker_command(char *line, char *reply, size_t len, const char *dir)
 		r->size = (size_t)a;
 		nwregions++;
 		snprintf(reply, len, "ok %p", (void *)r->addr);
+		return 0;
+	}
+	if (!strcmp(verb, "mremap")) {
+		worker_mremap(line, reply, len);
 		return 0;
 	}
 	r = wfind(region);
@@ -189,6 +257,33 @@ static int worker_command(char *line, char *reply, size_t len, const char *dir)
 		snprintf(reply, len, "err %d", ENOSYS);
 	}
 	return 0;
+}
+
+/*
+ * Waits until the kernel has torn @pid's mm down: exit_mm() runs before
+ * exit_notify(), so a zombie ("Z") or a reaped task (gone from /proc) has
+ * no mappings left.  An empty smaps is not enough: it is empty from
+ * mm_users == 0, while exit_mmap() still zaps.  Reaps it if it is ours.
+ */
+void wait_mm_gone(pid_t pid)
+{
+	char path[64], stat[256];
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	for (int i = 0; i < 5000; i++) {
+		FILE *f = fopen(path, "r");
+		char *rp = NULL;
+
+		if (!f)
+			break;
+		if (fgets(stat, sizeof(stat), f))
+			rp = strrchr(stat, ')');
+		fclose(f);
+		if (!rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X')
+			break;
+		usleep(1000);
+	}
+	waitpid(pid, NULL, WNOHANG);
 }
 
 /* ---------------------------------------------------------------- */
@@ -276,7 +371,7 @@ static long long read_ll(const char *path)
 	return v;
 }
 
-static int write_str(const char *path, const char *value)
+int write_str(const char *path, const char *value)
 {
 	FILE *f = fopen(path, "w");
 	int err = 0;
@@ -289,8 +384,6 @@ static int write_str(const char *path, const char *value)
 		err = -errno;
 	return err;
 }
-
-static int write_str(const char *path, const char *value);
 
 static long long meminfo_kb(const char *key)
 {
@@ -752,29 +845,8 @@ static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_view *v
 		fclose(p->cmd);
 		fclose(p->rsp);
 		p->exited = true;
-		/* Wait until the kernel has torn the mm down: exit_mm() runs
-		 * before exit_notify(), so a zombie ("Z") or a reaped task (gone
-		 * from /proc) has no mappings left.  An empty smaps is not enough:
-		 * it is empty from mm_users == 0, while exit_mmap() still zaps. */
-		if (p->pid > 0) {
-			char path[64], stat[256];
-
-			snprintf(path, sizeof(path), "/proc/%d/stat", p->pid);
-			for (int i = 0; i < 5000; i++) {
-				FILE *f = fopen(path, "r");
-				char *rp = NULL;
-
-				if (!f)
-					break;
-				if (fgets(stat, sizeof(stat), f))
-					rp = strrchr(stat, ')');
-				fclose(f);
-				if (!rp || rp[1] != ' ' || rp[2] == 'Z' || rp[2] == 'X')
-					break;
-				usleep(1000);
-			}
-			waitpid(p->pid, NULL, WNOHANG);
-		}
+		if (p->pid > 0)
+			wait_mm_gone(p->pid);
 		err = fsim_process_exit(p->model);
 	} else {
 		uint64_t whole = 0;
@@ -1105,10 +1177,15 @@ int main(int argc, char **argv)
 {
 	static struct scenario_run s;
 	enum fsim_mode mode = mode_from_cmdline();
-	unsigned long passed = 0, failed = 0, skipped = 0;
+	unsigned long passed = 0, failed = 0, skipped = 0, gfuzz_steps = 0;
+	uint64_t gfuzz_seed = 1;
 	bool verbose = false;
+	long mismatches = 0;
 	int i;
 
+	/* gfuzz's workers: a fresh process image of this program */
+	if (argc == 4 && !strcmp(argv[1], "--worker"))
+		worker_loop(argv[2], argv[3]);
 	signal(SIGPIPE, SIG_IGN);
 	{
 		/* Two FIFOs per process: 511 children need more than 1024 fds. */
@@ -1124,8 +1201,13 @@ int main(int argc, char **argv)
 			mode = !strcmp(argv[++i], "rfc") ? FSIM_MODE_RFC : FSIM_MODE_LEGACY;
 		} else if (!strcmp(argv[i], "--verbose")) {
 			verbose = true;
+		} else if (!strcmp(argv[i], "--gfuzz") && i + 1 < argc) {
+			gfuzz_steps = strtoul(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--gfuzz-seed") && i + 1 < argc) {
+			gfuzz_seed = strtoull(argv[++i], NULL, 0);
 		} else {
-			fprintf(stderr, "usage: foliosim-guest [--mode legacy|rfc] [--verbose] FILE...\n");
+			fprintf(stderr, "usage: foliosim-guest [--mode legacy|rfc] [--verbose] "
+				"[--gfuzz STEPS [--gfuzz-seed SEED]] FILE...\n");
 			return 2;
 		}
 	}
@@ -1165,5 +1247,9 @@ int main(int argc, char **argv)
 		fsim_script_free(script);
 	}
 	printf("%lu passed, %lu failed, %lu skipped\n", passed, failed, skipped);
-	return failed ? 1 : 0;
+	fflush(stdout);
+	/* After the scenarios, so that their AnonPages readings stay quiet. */
+	if (gfuzz_steps)
+		mismatches = gfuzz_run(mode, gfuzz_steps, gfuzz_seed, verbose);
+	return failed || mismatches ? 1 : 0;
 }

@@ -159,6 +159,43 @@ expect_out 'guest hung' "fake hang: 'guest hung' reported"
 if [ "$dt" -lt 30 ]; then ok "fake hang: run-guest returned after ${dt}s (timeout 3s)"; else bad "fake hang took ${dt}s"; fi
 if pgrep -f "$TMP/bin/qemu-system-x86_64" > /dev/null 2>&1; then bad "fake QEMU still running"; else ok "fake QEMU was killed"; fi
 
+# ------------------------------------------- differential fuzzer's report --
+# A fake QEMU that "boots" to a prepared serial log: run-guest must repeat
+# the fuzzer's closing line and fail on mismatches or a missing report.
+cat > "$TMP/bin/qemu-system-x86_64" <<'EOF2'
+#!/bin/sh
+for a in "$@"; do case "$a" in file:*) cat "$FAKE_SERIAL" > "${a#file:}";; esac; done
+exit 0
+EOF2
+chmod +x "$TMP/bin/qemu-system-x86_64"
+gfuzz_log() { # gfuzz_log FILE CLOSING : the clean log with a fuzzer report
+    sed '/^# summary:/q' "$TMP/clean.log" | sed '$d' > "$1"
+    {
+        echo "# selftest: foliosim-guest"
+        echo "# # gfuzz: 10 steps, seed 1, legacy mode"
+        [ -n "$2" ] && echo "# $2"
+        echo "ok 4 foliosim-guest # time=1s"
+        echo "# summary: 4 run, 0 failed"
+        echo "FOLIOSIM-KTEST-END status=pass failed=0 total=4"
+    } >> "$1"
+    sed -i 's/^1\.\.3$/1..4/' "$1"
+}
+gfuzz_log "$TMP/gfuzz-ok.log" "gfuzz: 10 steps, 0 mismatches (legacy mode, seed 1; 99 page and 9 VMA comparisons)"
+gfuzz_log "$TMP/gfuzz-bad.log" "gfuzz: 10 steps, 3 mismatches (legacy mode, seed 1; 99 page and 9 VMA comparisons)"
+gfuzz_log "$TMP/gfuzz-none.log" ""
+for c in ok:0 bad:nonzero none:nonzero; do
+    expect_rc "${c#*:}" "run-guest --gfuzz: report '${c%%:*}' exits ${c#*:}" \
+        env PATH="$TMP/bin:$PATH" FAKE_SERIAL="$TMP/gfuzz-${c%%:*}.log" "$S/run-guest" \
+        --kernel "$TMP/fake-bzImage" --initramfs "$TMP/fake-initrd" --gfuzz 10 \
+        --timeout 30 --no-baseline --log "$TMP/fake-gfuzz.log"
+    case "${c%%:*}" in
+        ok) expect_out '^gfuzz: 10 steps, 0 mismatches' "run-guest --gfuzz repeats the closing line";;
+        bad) expect_out '^gfuzz: 10 steps, 3 mismatches' "run-guest --gfuzz repeats a failing closing line";;
+        none) expect_out 'printed no closing line' "run-guest --gfuzz names a missing report";;
+    esac
+done
+expect_rc nonzero "run-guest rejects --gfuzz without a number" "$S/run-guest" --gfuzz many
+
 # ------------------------------------------------------- hung guest (real) --
 K="$(cat "$KB/last-kernel-x86_64" 2>/dev/null || true)"
 I="$(cat "$KB/last-initramfs-base-x86_64" 2>/dev/null || true)"
