@@ -277,3 +277,34 @@ config_fragments() {
 
 # Seconds since a start timestamp, as "Ns".
 elapsed() { echo "$(( $(date +%s) - $1 ))s"; }
+
+# build_with_libfoliosim SUBDIR NAME [GCC-FLAG...] -- SRC...
+# Compiles SRC... with every libfoliosim source into one program with gcc
+# (-std=c11 -O2 -Wall -Wextra -Werror), cached as
+# $KBUILD_ROOT/SUBDIR/<hash>/NAME, the hash covering the flags, the sources
+# and every header beside them.  Prints the program's path.
+build_with_libfoliosim() {
+    local subdir="$1" name="$2" flags=() srcs=() hdrs=() s key out
+    shift 2
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do flags+=("$1"); shift; done
+    [ $# -gt 0 ] && shift
+    srcs=("$@" "$KP_REPO"/libfoliosim/src/*.c)
+    for s in "$@"; do
+        for h in "$(dirname "$s")"/*.h; do [ -f "$h" ] && hdrs+=("$h"); done
+    done
+    hdrs+=("$KP_REPO"/libfoliosim/src/*.h "$KP_REPO"/libfoliosim/include/foliosim/*.h)
+    command -v gcc >/dev/null 2>&1 || ensure_pkgs gcc
+    key=$( { echo "${flags[*]}"; cat "${srcs[@]}" "${hdrs[@]}"; } | sha256sum | cut -c1-16)
+    out="$KBUILD_ROOT/$subdir/$key/$name"
+    if [ -x "$out" ]; then
+        log "cached: $out"
+    else
+        mkdir -p "$(dirname "$out")"
+        log "compiling $name"
+        gcc -std=c11 -O2 -Wall -Wextra -Werror -I"$KP_REPO/libfoliosim/include" \
+            -I"$KP_REPO/libfoliosim/src" "${srcs[@]}" "${flags[@]}" -o "$out.tmp" \
+            || die "cannot compile $name"
+        mv "$out.tmp" "$out"
+    fi
+    echo "$out"
+}
