@@ -181,6 +181,7 @@ struct gfuzz {
 	/* figures */
 	unsigned long ops[OP_NR], refused[OP_NR];
 	unsigned long long pages_checked, vmas_checked, rmap_calls, folios_seen;
+	unsigned long long pmd_pages, zero_pages, huge_zero_pages;	/* coverage */
 	unsigned long long max_mapped_pages;
 	long mismatches, by_what[MM_NR];
 	bool fatal;
@@ -1302,6 +1303,9 @@ static void gf_compare_pages(struct gfuzz *g)
 			excl = fsim_pagemap_exclusive(f, pg->fpage);
 		}
 		g->pages_checked++;
+		g->pmd_pages += pg->pmd && pg->folio != UINT32_MAX;
+		g->zero_pages += pg->folio == UINT32_MAX && !pg->pmd;
+		g->huge_zero_pages += pg->folio == UINT32_MAX && pg->pmd;
 		if (count != pg->kcount)
 			gf_mismatch(g, pg, MM_KPAGECOUNT, "kpagecount: kernel %" PRIu64 ", model %" PRIu64,
 				    pg->kcount, count);
@@ -1527,6 +1531,8 @@ static void gf_summary(struct gfuzz *g, double secs)
 	printf("# gfuzz mismatches by kind:");
 	for (k = 0; k < MM_NR; k++)
 		printf(" %s %ld%s", what_names[k], g->by_what[k], k + 1 < MM_NR ? "," : "\n");
+	printf("# gfuzz page comparisons: %llu of PMD-mapped pages, %llu of zeropage PTEs, %llu of "
+	       "huge-zeropage PMDs\n", g->pmd_pages, g->zero_pages, g->huge_zero_pages);
 	printf("# gfuzz: %llu rmap calls replayed, %llu folios seen, at most %llu pages mapped "
 	       "at once, %.1f steps/s\n", g->rmap_calls, g->folios_seen, g->max_mapped_pages,
 	       secs > 0 ? (double)g->step / secs : 0.0);
