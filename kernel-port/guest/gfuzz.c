@@ -1263,9 +1263,11 @@ static void gf_mismatch(struct gfuzz *g, const struct gf_page *pg, enum gf_what 
 	for (k = 0; k < p->nreg; k++)
 		if (pg->va >= p->reg[k].addr && pg->va < p->reg[k].addr + p->reg[k].size)
 			r = &p->reg[k];
-	printf("gfuzz: MISMATCH at step %lu (%s): %s %s+%#lx pfn %#" PRIx64 " (%s): ", g->step,
-	       g->op, p->name, r ? r->name : "?", r ? (unsigned long)(pg->va - r->addr) : 0ul,
-	       pg->pfn, pg->pmd ? "pmd" : "pte");
+	printf("gfuzz: MISMATCH at step %lu (%s): %s %s+%#lx", g->step, g->op, p->name,
+	       r ? r->name : "?", r ? (unsigned long)(pg->va - r->addr) : 0ul);
+	if (pg->pfn)	/* a page, not a VMA */
+		printf(" pfn %#" PRIx64 " (%s)", pg->pfn, pg->pmd ? "pmd" : "pte");
+	printf(": ");
 	va_start(ap, fmt);
 	vprintf(fmt, ap);
 	va_end(ap);
@@ -1493,7 +1495,6 @@ static void gf_knobs(void)
 static void gf_teardown(struct gfuzz *g)
 {
 	char cmd[256], rsp[256];
-	size_t i;
 	int p;
 
 	for (p = 0; p < g->nprocs; p++) {
@@ -1515,7 +1516,6 @@ static void gf_teardown(struct gfuzz *g)
 	free(g->pfns.v);
 	free(g->hash);
 	free(g->smaps);
-	(void)i;
 }
 
 static void gf_summary(struct gfuzz *g, double secs)
