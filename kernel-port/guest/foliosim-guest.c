@@ -74,10 +74,56 @@ static struct wregion *wfind(const char *name)
 	return NULL;
 }
 
-void fifo_names(const char *dir, const char *proc, char *cmd, char *rsp)
+static void fifo_names(const char *dir, const char *proc, char *cmd, char *rsp)
 {
 	snprintf(cmd, 256, "%s/%s.cmd", dir, proc);
 	snprintf(rsp, 256, "%s/%s.rsp", dir, proc);
+}
+
+int worker_fifos_create(const char *dir, const char *name)
+{
+	char cmd[256], rsp[256];
+
+	worker_fifos_remove(dir, name);
+	fifo_names(dir, name, cmd, rsp);
+	if (mkfifo(cmd, 0600) || mkfifo(rsp, 0600))
+		return -errno;
+	return 0;
+}
+
+bool worker_fifos_open(const char *dir, const char *name, FILE **cmd, FILE **rsp)
+{
+	char c[256], r[256];
+
+	fifo_names(dir, name, c, r);
+	*cmd = fopen(c, "w");
+	*rsp = *cmd ? fopen(r, "r") : NULL;
+	if (*cmd && !*rsp) {
+		fclose(*cmd);
+		*cmd = NULL;
+	}
+	return *rsp != NULL;
+}
+
+void worker_fifos_remove(const char *dir, const char *name)
+{
+	char cmd[256], rsp[256];
+
+	fifo_names(dir, name, cmd, rsp);
+	unlink(cmd);
+	unlink(rsp);
+}
+
+int worker_vsend(FILE *cmd, FILE *rsp, char *reply, size_t len, const char *fmt,
+		 va_list ap)
+{
+	vfprintf(cmd, fmt, ap);
+	fputc('\n', cmd);
+	fflush(cmd);
+	if (!fgets(reply, (int)len, rsp))
+		return -1;
+	reply[strcspn(reply, "\n")] = '\0';
+	return !strncmp(reply, "ok", 2);
 }
 
 /*
@@ -472,36 +518,29 @@ static bool send(struct scenario_run *s, struct cproc *p, char *reply, size_t le
 		 const char *fmt, ...)
 {
 	va_list ap;
+	int ok;
 
 	va_start(ap, fmt);
-	vfprintf(p->cmd, fmt, ap);
+	ok = worker_vsend(p->cmd, p->rsp, reply, len, fmt, ap);
 	va_end(ap);
-	fputc('\n', p->cmd);
-	fflush(p->cmd);
-	if (!fgets(reply, (int)len, p->rsp))
+	if (ok < 0)
 		return fail(s, FSIM_FAIL, "process %s died", p->name);
-	reply[strcspn(reply, "\n")] = '\0';
-	if (strncmp(reply, "ok", 2))
+	if (!ok)
 		return fail(s, FSIM_FAIL, "process %s: %s", p->name, reply);
 	return true;
 }
 
 static bool open_fifos(struct scenario_run *s, struct cproc *p)
 {
-	char cmd[256], rsp[256];
-
-	fifo_names(s->dir, p->name, cmd, rsp);
-	p->cmd = fopen(cmd, "w");
-	p->rsp = p->cmd ? fopen(rsp, "r") : NULL;
-	if (!p->cmd || !p->rsp)
+	if (!worker_fifos_open(s->dir, p->name, &p->cmd, &p->rsp))
 		return fail(s, FSIM_FAIL, "cannot talk to process %s", p->name);
 	return true;
 }
 
 static struct cproc *new_proc(struct scenario_run *s, const char *name)
 {
-	char cmd[256], rsp[256];
 	struct cproc *p;
+	int err;
 
 	if (s->nprocs == MAX_PROCS) {
 		fail(s, FSIM_SKIP, "more than %d processes", MAX_PROCS);
@@ -510,11 +549,9 @@ static struct cproc *new_proc(struct scenario_run *s, const char *name)
 	p = &s->procs[s->nprocs++];
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "%s", name);
-	fifo_names(s->dir, name, cmd, rsp);
-	unlink(cmd);
-	unlink(rsp);
-	if (mkfifo(cmd, 0600) || mkfifo(rsp, 0600)) {
-		fail(s, FSIM_FAIL, "mkfifo: %s", strerror(errno));
+	err = worker_fifos_create(s->dir, name);
+	if (err) {
+		fail(s, FSIM_FAIL, "mkfifo: %s", strerror(-err));
 		return NULL;
 	}
 	return p;
@@ -1054,7 +1091,6 @@ static void stop_all(struct scenario_run *s)
 
 	for (i = 0; i < s->nprocs; i++) {
 		struct cproc *p = &s->procs[i];
-		char cmd[256], rsp[256];
 
 		if (!p->exited && p->cmd) {
 			fprintf(p->cmd, "exit\n");
@@ -1072,9 +1108,7 @@ static void stop_all(struct scenario_run *s)
 		}
 		if (p->pid > 0)
 			waitpid(p->pid, NULL, 0);	/* ECHILD for grandchildren */
-		fifo_names(s->dir, p->name, cmd, rsp);
-		unlink(cmd);
-		unlink(rsp);
+		worker_fifos_remove(s->dir, p->name);
 	}
 	rmdir(s->dir);
 }

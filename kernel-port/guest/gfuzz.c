@@ -239,26 +239,20 @@ static bool gf_send(struct gfuzz *g, struct gf_proc *p, char *reply, size_t len,
 		    const char *fmt, ...)
 {
 	va_list ap;
+	int ok;
 
 	va_start(ap, fmt);
-	vfprintf(p->cmd, fmt, ap);
+	ok = worker_vsend(p->cmd, p->rsp, reply, len, fmt, ap);
 	va_end(ap);
-	fputc('\n', p->cmd);
-	fflush(p->cmd);
-	if (!fgets(reply, (int)len, p->rsp)) {
+	if (ok < 0)
 		gf_fatal(g, "worker %s (pid %d) died", p->name, (int)p->pid);
-		return false;
-	}
-	reply[strcspn(reply, "\n")] = '\0';
-	return !strncmp(reply, "ok", 2);
+	return ok > 0;
 }
 
 static struct gf_proc *gf_new_proc(struct gfuzz *g)
 {
-	char cmd[256], rsp[256];
 	struct gf_proc *p;
-
-	int i;
+	int i, err;
 
 	/* the slot of a process whose exit has been replayed, else a new one */
 	for (i = 0; i < g->nprocs && (g->procs[i].live || g->procs[i].mm); i++)
@@ -268,16 +262,13 @@ static struct gf_proc *gf_new_proc(struct gfuzz *g)
 		return NULL;
 	}
 	p = &g->procs[i];
-	if (i < g->nprocs) {
-		fifo_names(g->dir, p->name, cmd, rsp);
-		unlink(cmd);
-		unlink(rsp);
-	}
+	if (i < g->nprocs)
+		worker_fifos_remove(g->dir, p->name);
 	memset(p, 0, sizeof(*p));
 	snprintf(p->name, sizeof(p->name), "p%u", g->next_proc++);
-	fifo_names(g->dir, p->name, cmd, rsp);
-	if (mkfifo(cmd, 0600) || mkfifo(rsp, 0600)) {
-		gf_fatal(g, "mkfifo: %s", strerror(errno));
+	err = worker_fifos_create(g->dir, p->name);
+	if (err) {
+		gf_fatal(g, "mkfifo: %s", strerror(-err));
 		return NULL;
 	}
 	g->pagemap_fd[i] = -1;
@@ -288,12 +279,9 @@ static struct gf_proc *gf_new_proc(struct gfuzz *g)
 
 static bool gf_connect(struct gfuzz *g, struct gf_proc *p)
 {
-	char cmd[256], rsp[256], reply[64], path[64];
+	char reply[64], path[64];
 
-	fifo_names(g->dir, p->name, cmd, rsp);
-	p->cmd = fopen(cmd, "w");
-	p->rsp = p->cmd ? fopen(rsp, "r") : NULL;
-	if (!p->cmd || !p->rsp) {
+	if (!worker_fifos_open(g->dir, p->name, &p->cmd, &p->rsp)) {
 		gf_fatal(g, "cannot talk to worker %s", p->name);
 		return false;
 	}
@@ -1494,15 +1482,12 @@ static void gf_knobs(void)
 
 static void gf_teardown(struct gfuzz *g)
 {
-	char cmd[256], rsp[256];
 	int p;
 
 	for (p = 0; p < g->nprocs; p++) {
 		if (g->procs[p].live)
 			gf_exit(g, &g->procs[p]);
-		fifo_names(g->dir, g->procs[p].name, cmd, rsp);
-		unlink(cmd);
-		unlink(rsp);
+		worker_fifos_remove(g->dir, g->procs[p].name);
 	}
 	rmdir(g->dir);
 	fsim_ctx_destroy(g->ctx);

@@ -14,8 +14,10 @@
 #ifndef FOLIOSIM_GUEST_H
 #define FOLIOSIM_GUEST_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "foliosim/foliosim.h"
@@ -25,8 +27,16 @@
 #define PMD_BYTES (PAGE << 9)
 #define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 
-/* The FIFO paths of worker @proc under @dir (256 bytes each). */
-void fifo_names(const char *dir, const char *proc, char *cmd, char *rsp);
+/* The controller's side of a worker's FIFOs under @dir. */
+/* Creates them afresh (an old pair is removed); 0 or -errno. */
+int worker_fifos_create(const char *dir, const char *name);
+/* Opens the controller's ends; false (nothing left open) if it cannot. */
+bool worker_fifos_open(const char *dir, const char *name, FILE **cmd, FILE **rsp);
+void worker_fifos_remove(const char *dir, const char *name);
+/* Sends one command line and reads the answer into @reply (newline cut):
+ * 1 for "ok ...", 0 for another answer, -1 for none (the worker died). */
+int worker_vsend(FILE *cmd, FILE *rsp, char *reply, size_t len, const char *fmt,
+		 va_list ap);
 /* A forked worker's life: opens its FIFOs, obeys commands, _exit()s. */
 void worker_loop(const char *dir, const char *name) __attribute__((noreturn));
 /* Writes @value to a sysfs/procfs file; 0 or -errno. */
