@@ -155,7 +155,7 @@ static const char *const op_names[OP_NR] = { "spawn", "mmap", "touch", "read", "
 
 struct gfuzz {
 	enum fsim_mode mode;
-	uint64_t rng;
+	uint64_t seed, rng;
 	bool verbose;
 	char dir[64];
 	struct fsim_ctx *ctx;
@@ -804,15 +804,17 @@ static void gf_read_pfns(struct gfuzz *g, int kflags, int kcount)
 		for (size_t k = i; k < j; k++) {
 			g->pfns.v[k].flags = flags[k - i];
 			g->pfns.v[k].count = count[k - i];
-			gf_folio_in_window(flags, k - i, first, &g->pfns.v[k]);
 		}
 	}
 	for (i = 0; i < n; i++) {
 		const uint64_t w = g->pfns.v[i].pfn & ~(uint64_t)(PMD_PAGES - 1);
 		const uint64_t f = g->pfns.v[i].flags;
 
-		if (!(f >> KPF_COMPOUND_HEAD & 1) && !(f >> KPF_COMPOUND_TAIL & 1))
-			continue;	/* order 0: done above */
+		if (!(f >> KPF_COMPOUND_HEAD & 1) && !(f >> KPF_COMPOUND_TAIL & 1)) {
+			g->pfns.v[i].head = g->pfns.v[i].pfn;	/* order 0 */
+			g->pfns.v[i].order = 0;
+			continue;
+		}
 		if (w != window) {
 			window = w;
 			if (!gf_pread_pfns(kflags, flags, w, PMD_PAGES)) {
@@ -897,7 +899,8 @@ static uint32_t gf_folio_get(struct gfuzz *g, uint64_t head, unsigned int order)
 	return idx;
 }
 
-/* Turns the observed pages into page-table entries (g->cur). */
+/* Turns the observed pages into page-table entries (g->cur), and gives
+ * each page its kpagecount. */
 static void gf_entries(struct gfuzz *g)
 {
 	size_t i;
@@ -910,6 +913,7 @@ static void gf_entries(struct gfuzz *g)
 		uint64_t head;
 		unsigned int order;
 
+		pg->kcount = info->count;
 		if (info->flags >> KPF_ZERO_PAGE & 1)
 			continue;	/* folio stays UINT32_MAX */
 		if (!(info->flags >> KPF_ANON & 1)) {
@@ -959,11 +963,6 @@ static bool gf_observe(struct gfuzz *g)
 		if (!g->fatal)
 			gf_read_pfns(g, kflags, kcount);
 		gf_qsort(g->pages.v, g->pages.n, sizeof(*g->pages.v), cmp_page);
-		for (i = 0; i < (int)g->pages.n && !g->fatal; i++) {
-			struct gf_pfn *info = gf_pfn_info(g, g->pages.v[i].pfn);
-
-			g->pages.v[i].kcount = info->count;
-		}
 		if (!g->fatal)
 			gf_entries(g);
 	}
@@ -1523,7 +1522,7 @@ static void gf_summary(struct gfuzz *g, double secs)
 	       secs > 0 ? (double)g->step / secs : 0.0);
 	printf("gfuzz: %lu steps, %ld mismatches (%s mode, seed %" PRIu64 "; %llu page and "
 	       "%llu VMA comparisons)%s\n", g->step, g->mismatches, fsim_mode_name(g->mode),
-	       g->rng, g->pages_checked, g->vmas_checked, g->fatal ? ", stopped by an error" : "");
+	       g->seed, g->pages_checked, g->vmas_checked, g->fatal ? ", stopped by an error" : "");
 }
 
 long gfuzz_run(enum fsim_mode mode, unsigned long steps, uint64_t seed, bool verbose)
@@ -1535,7 +1534,7 @@ long gfuzz_run(enum fsim_mode mode, unsigned long steps, uint64_t seed, bool ver
 
 	memset(&g, 0, sizeof(g));
 	g.mode = mode;
-	g.rng = seed;
+	g.seed = g.rng = seed;
 	g.verbose = verbose;
 	g.fork_parent = g.fork_child = -1;
 	snprintf(g.dir, sizeof(g.dir), "/tmp/gfz.XXXXXX");
@@ -1566,7 +1565,6 @@ long gfuzz_run(enum fsim_mode mode, unsigned long steps, uint64_t seed, bool ver
 	}
 	g.step--;
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	g.rng = seed;
 	gf_summary(&g, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
 	result = g.fatal ? (g.mismatches ? g.mismatches : 1) : g.mismatches;
 	gf_teardown(&g);
