@@ -84,7 +84,6 @@ struct seeds {
 };
 
 static struct seeds seeds;
-static int collecting;		/* --mutate: load files instead of running them */
 
 static int collect_file(const char *path)
 {
@@ -114,8 +113,9 @@ static int collect_file(const char *path)
 	return 0;
 }
 
-/* Every regular file of @dir, sorted; returns how many ran, -1 on error. */
-static long run_dir(const char *dir)
+/* @each (run_file, or collect_file for --mutate) on every regular file of
+ * @dir, sorted; returns how many it took, -1 on error. */
+static long run_dir(const char *dir, int (*each)(const char *path))
 {
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -141,7 +141,7 @@ static long run_dir(const char *dir)
 	qsort(names, n, sizeof(*names), cmp_names);
 	for (i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
-		if ((collecting ? collect_file(path) : run_file(path)) == 0)
+		if (each(path) == 0)
 			ran++;
 		else
 			ran = -1 - (long)n;	/* stays negative: an unreadable file */
@@ -305,6 +305,7 @@ static unsigned long long parse_count(const char *prog, const char *opt, const c
 int main(int argc, char **argv)
 {
 	unsigned long long mutate = 0, seed = 1;
+	int (*each)(const char *path);
 	long total = 0, ran;
 	struct stat sb;
 	int i = 1;
@@ -321,12 +322,12 @@ int main(int argc, char **argv)
 			"       %s --mutate N [--seed S] FILE|DIR...\n", argv[0], argv[0]);
 		return 2;
 	}
-	collecting = mutate > 0;
+	each = mutate ? collect_file : run_file;
 	for (; i < argc; i++) {
 		if (stat(argv[i], &sb) == 0 && S_ISDIR(sb.st_mode))
-			ran = run_dir(argv[i]);
+			ran = run_dir(argv[i], each);
 		else
-			ran = (collecting ? collect_file(argv[i]) : run_file(argv[i])) == 0 ? 1 : -1;
+			ran = each(argv[i]) == 0 ? 1 : -1;
 		if (ran <= 0) {
 			fprintf(stderr, "regression: %s: %s\n", argv[i],
 				ran == 0 ? "no input files" : "unreadable");
@@ -334,7 +335,7 @@ int main(int argc, char **argv)
 		}
 		total += ran;
 	}
-	if (collecting)
+	if (mutate)
 		return mutate_run(mutate, seed);
 	printf("regression: %ld inputs replayed, no crash\n", total);
 	return 0;
