@@ -4,25 +4,11 @@
  * Every invariant has a name (docs/model.md lists them); the first broken
  * one is reported with the values seen.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-
-static int broken(struct fsim_violation *v, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (v) {
-		snprintf(v->invariant, sizeof(v->invariant), "%s", name);
-		va_start(ap, fmt);
-		vsnprintf(v->detail, sizeof(v->detail), fmt, ap);
-		va_end(ap);
-	}
-	return -EFAULT;
-}
 
 uint64_t fsim_oracle_true_mapcount(const struct fsim_folio *f, unsigned long page)
 {
@@ -73,12 +59,6 @@ size_t fsim_oracle_mms(const struct fsim_folio *f, unsigned int *ids, size_t max
 	return n;
 }
 
-/* Entries and pages recomputed from the segments, per level. */
-struct truth {
-	uint64_t entries, pages, level_entries[3];
-	struct oracle_profile profile;
-};
-
 static int compute_truth(const struct fsim_folio *f, struct truth *t,
 			 struct fsim_violation *v)
 {
@@ -109,93 +89,6 @@ static int compute_truth(const struct fsim_folio *f, struct truth *t,
 	if (oracle_profile(o, &t->profile))
 		return broken(v, "oracle_profile", "out of memory");
 	return 0;
-}
-
-static int check_rfc_slots(const struct fsim_folio *f, const struct truth *t,
-			   struct fsim_violation *v)
-{
-	const struct fsim_arch *arch = &f->ctx->arch;
-	const uint64_t word = word_read(&f->mm_ids);
-	const bool shared = (word >> fsim_mm_ids_shared_bitnum(arch)) & 1;
-	int i;
-
-	if ((word >> fsim_mm_ids_lock_bitnum(arch)) & 1)
-		return broken(v, "lock_bit_released", "_mm_ids %#llx",
-			      (unsigned long long)word);
-	if (arch->bits == 32 && word >> 32)
-		return broken(v, "mm_ids_fits_32bit", "_mm_ids %#llx",
-			      (unsigned long long)word);
-	for (i = 0; i < 2; i++) {
-		const unsigned int id = (unsigned int)rfc_slot_mm_id(f, i);
-		const int count = f->mm_id_mapcount[i];
-		uint64_t entries;
-
-		if ((id == MM_ID_DUMMY) != (count == -1) || count < -1)
-			return broken(v, "free_slot_holds_minus_one",
-				      "slot%d id %u count %d", i, id, count);
-		if (id == MM_ID_DUMMY)
-			continue;
-		entries = oracle_mm_entries(&f->oracle, id, arch);
-		if ((uint64_t)count + 1 > entries)
-			return broken(v, "slot_count_within_true_entries",
-				      "slot%d mm %u records %d, it maps %llu", i,
-				      id, count + 1, (unsigned long long)entries);
-	}
-	if (rfc_slot_mm_id(f, 0) && rfc_slot_mm_id(f, 0) == rfc_slot_mm_id(f, 1))
-		return broken(v, "slots_distinct", "both slots hold mm %d",
-			      rfc_slot_mm_id(f, 0));
-	if (!t->entries && shared)
-		return broken(v, "shared_bit_clear_when_unmapped", "_mm_ids %#llx",
-			      (unsigned long long)word);
-	if (t->profile.nr_mms >= 2 && !rfc_maybe_mapped_shared(f))
-		return broken(v, "maybe_shared_when_two_mms_map",
-			      "%zu mms map the folio, maybe_shared is false",
-			      t->profile.nr_mms);
-	return 0;
-}
-
-/* Legacy: per-page _mapcount, _entire_mapcount, _nr_pages_mapped are
- * exact in serial use. */
-static int check_legacy_pages(const struct fsim_folio *f, const struct truth *t,
-			      struct fsim_violation *v)
-{
-	const unsigned long nr = folio_nr_pages(f);
-	uint64_t *ptes = calloc(nr, sizeof(*ptes));
-	const int entire = atomic_read(&f->entire_mapcount) + 1;
-	long pte_mapped = 0;
-	unsigned long i;
-	size_t k;
-	int err = 0, expect_mapped;
-
-	if (!ptes)
-		return broken(v, "oracle_profile", "out of memory");
-	for (k = 0; k < f->oracle.n; k++) {
-		const struct oracle_seg *s = &f->oracle.seg[k];
-
-		if (s->level == FSIM_LEVEL_PTE)
-			for (i = s->start; i < s->end; i++)
-				ptes[i] += s->count;
-	}
-	if ((uint64_t)entire != t->level_entries[FSIM_LEVEL_PMD])
-		err = broken(v, "legacy_entire_mapcount_equals_pmds",
-			     "entire_mapcount %d, PMD entries %llu", entire,
-			     (unsigned long long)t->level_entries[FSIM_LEVEL_PMD]);
-	for (i = 0; !err && i < nr; i++) {
-		int pc = atomic_read(&f->page_mapcount[i]) + 1;
-
-		if ((uint64_t)pc != ptes[i])
-			err = broken(v, "legacy_page_mapcount_equals_ptes",
-				     "page %lu: _mapcount+1 = %d, PTEs %llu", i, pc,
-				     (unsigned long long)ptes[i]);
-		pte_mapped += ptes[i] > 0;
-	}
-	expect_mapped = (int)pte_mapped + (entire ? ENTIRELY_MAPPED : 0);
-	if (!err && atomic_read(&f->nr_pages_mapped) != expect_mapped)
-		err = broken(v, "legacy_nr_pages_mapped",
-			     "_nr_pages_mapped %#x, expected %#x",
-			     atomic_read(&f->nr_pages_mapped), expect_mapped);
-	free(ptes);
-	return err;
 }
 
 static int check_refcount(const struct fsim_folio *f, const struct truth *t,
@@ -241,13 +134,8 @@ int fsim_check_folio(const struct fsim_folio *f, struct fsim_violation *v)
 			      "total_mapped_pages %llu, true sum %llu",
 			      (unsigned long long)fsim_folio_total_mapped_pages(f),
 			      (unsigned long long)t.pages);
-	if (folio_test_large(f) && folio_is_rfc(f)) {
-		err = check_rfc_slots(f, &t, v);
-		if (err)
-			return err;
-	}
-	if (folio_test_large(f) && !folio_is_rfc(f)) {
-		err = check_legacy_pages(f, &t, v);
+	if (folio_test_large(f)) {
+		err = folio_ops(f)->check_large(f, &t, v);
 		if (err)
 			return err;
 	}
@@ -276,12 +164,10 @@ static void implied_stats(const struct fsim_folio *f, const struct truth *t,
 
 	if (!t->entries)
 		return;
-	if (!folio_test_large(f) || folio_is_rfc(f))
-		mapped = (int64_t)nr;	/* the whole folio once mapped at all */
-	else if (t->level_entries[FSIM_LEVEL_PMD])
+	if (!folio_test_large(f))
 		mapped = (int64_t)nr;
 	else
-		mapped = (int64_t)t->profile.covered;	/* pages mapped by PTEs */
+		mapped = folio_ops(f)->implied_mapped_pages(f, t);
 	stat[anon ? FSIM_NR_ANON_MAPPED : FSIM_NR_FILE_MAPPED] += mapped;
 	if (pmd_mapped)
 		stat[anon ? FSIM_NR_ANON_THPS :

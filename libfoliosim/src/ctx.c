@@ -18,19 +18,26 @@ int fsim_arch_validate(const struct fsim_arch *arch)
 	return 0;
 }
 
+/* The back end of each mode: the one place that picks accounting rules. */
+static const struct fsim_backend *const backends[FSIM_NR_MODES] = {
+	[FSIM_MODE_LEGACY] = &fsim_backend_legacy,
+	[FSIM_MODE_BASE] = &fsim_backend_base,
+	[FSIM_MODE_RFC] = &fsim_backend_rfc,
+};
+
 int fsim_ctx_create(enum fsim_mode mode, const struct fsim_arch *arch,
 		    struct fsim_ctx **out)
 {
 	struct fsim_arch a = arch ? *arch : FSIM_ARCH_X86_64;
 	struct fsim_ctx *ctx;
 
-	if ((mode != FSIM_MODE_LEGACY && mode != FSIM_MODE_RFC) || !out ||
-	    fsim_arch_validate(&a))
+	if ((unsigned int)mode >= FSIM_NR_MODES || !out || fsim_arch_validate(&a))
 		return -EINVAL;
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return -ENOMEM;
 	ctx->mode = mode;
+	ctx->ops = backends[mode];
 	ctx->arch = a;
 	/* MM_ID_MAX = MM_ID_MASK: 31-bit ids on 64-bit, 15-bit on 32-bit */
 	ctx->mm_id_max = (1u << mm_id_bits(&a)) - 1;
@@ -89,97 +96,6 @@ void fsim_ctx_set_sched_hook(struct fsim_ctx *ctx, fsim_sched_hook_t hook,
 void fsim_ctx_set_concurrent(struct fsim_ctx *ctx, bool concurrent)
 {
 	ctx->concurrent = concurrent;
-}
-
-int64_t fsim_ctx_stat(const struct fsim_ctx *ctx, enum fsim_stat stat)
-{
-	if ((unsigned int)stat >= FSIM_NR_STATS)
-		return 0;
-	return atomic_load(&((struct fsim_ctx *)ctx)->stat[stat]);
-}
-
-void ctx_mod_stat(struct fsim_ctx *ctx, enum fsim_stat stat, int64_t delta)
-{
-	atomic_fetch_add(&ctx->stat[stat], delta);
-}
-
-int64_t fsim_ctx_thp_counter(const struct fsim_ctx *ctx, unsigned int order,
-			     enum fsim_thp_counter counter)
-{
-	if (order < 1 || order > ctx->arch.pmd_order ||
-	    (unsigned int)counter >= FSIM_THP_NR_COUNTERS)
-		return 0;
-	return atomic_load(&((struct fsim_ctx *)ctx)->thp[order][counter]);
-}
-
-/* mod_mthp_stat(): only orders 1..PMD_ORDER have per-size counters. */
-void ctx_mod_thp(struct fsim_ctx *ctx, unsigned int order,
-		 enum fsim_thp_counter c, int64_t delta)
-{
-	if (order < 1 || order > ctx->arch.pmd_order)
-		return;
-	atomic_fetch_add(&ctx->thp[order][c], delta);
-}
-
-uint64_t fsim_ctx_thp_deferred_split_page(const struct fsim_ctx *ctx)
-{
-	return atomic_load(&((struct fsim_ctx *)ctx)->thp_deferred_split_page);
-}
-
-size_t fsim_ctx_deferred_split_len(const struct fsim_ctx *ctx)
-{
-	struct fsim_ctx *c = (struct fsim_ctx *)ctx;
-	size_t n;
-
-	fsim_spin_lock(&c->list_lock);
-	n = c->deferred_len;
-	fsim_spin_unlock(&c->list_lock);
-	return n;
-}
-
-/* deferred_split_folio() of mm/huge_memory.c (6.12). */
-void deferred_split_folio(struct fsim_folio *folio, bool partially_mapped)
-{
-	struct fsim_ctx *ctx = folio->ctx;
-
-	/* Order 1 folios have no space for a deferred list. */
-	if (folio->order <= 1)
-		return;
-	/* Model: split_underused_thp queueing of new THPs is not modelled. */
-	if (!partially_mapped)
-		return;
-	fsim_spin_lock(&ctx->list_lock);
-	if (!atomic_load(&folio->partially_mapped)) {
-		atomic_store(&folio->partially_mapped, true);
-		if (folio->order >= ctx->arch.pmd_order)	/* pmd_mappable */
-			atomic_fetch_add(&ctx->thp_deferred_split_page, 1);
-		ctx_mod_thp(ctx, folio->order, FSIM_THP_SPLIT_DEFERRED, 1);
-		ctx_mod_thp(ctx, folio->order,
-			    FSIM_THP_NR_ANON_PARTIALLY_MAPPED, 1);
-	}
-	if (!folio->on_deferred_list) {
-		folio->on_deferred_list = true;
-		ctx->deferred_len++;
-	}
-	fsim_spin_unlock(&ctx->list_lock);
-}
-
-/* __folio_unqueue_deferred_split(): on the free path. */
-void folio_unqueue_deferred_split(struct fsim_folio *folio)
-{
-	struct fsim_ctx *ctx = folio->ctx;
-
-	fsim_spin_lock(&ctx->list_lock);
-	if (folio->on_deferred_list) {
-		ctx->deferred_len--;
-		if (atomic_load(&folio->partially_mapped)) {
-			atomic_store(&folio->partially_mapped, false);
-			ctx_mod_thp(ctx, folio->order,
-				    FSIM_THP_NR_ANON_PARTIALLY_MAPPED, -1);
-		}
-		folio->on_deferred_list = false;
-	}
-	fsim_spin_unlock(&ctx->list_lock);
 }
 
 /* ------------------------------------------------------------------ */
@@ -369,8 +285,21 @@ bool fsim_mm_has_pinned(const struct fsim_mm *mm)
 
 const char *fsim_mode_name(enum fsim_mode mode)
 {
-	return mode == FSIM_MODE_LEGACY ? "legacy" :
-	       mode == FSIM_MODE_RFC ? "rfc" : "?";
+	return (unsigned int)mode < FSIM_NR_MODES ? backends[mode]->name : "?";
+}
+
+int fsim_mode_from_name(const char *name, enum fsim_mode *out)
+{
+	unsigned int m;
+
+	for (m = 0; name && m < FSIM_NR_MODES; m++) {
+		if (!strcmp(name, backends[m]->name)) {
+			if (out)
+				*out = (enum fsim_mode)m;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 const char *fsim_level_name(enum fsim_level level)

@@ -12,7 +12,7 @@ int fsim_folio_create(struct fsim_ctx *ctx, unsigned int order,
 		      enum fsim_kind kind, struct fsim_folio **out)
 {
 	struct fsim_folio *f;
-	unsigned long i, nr;
+	unsigned long nr;
 
 	if (!ctx || !out || order > ctx->arch.pud_order ||
 	    (unsigned int)kind > FSIM_KIND_SHMEM)
@@ -24,18 +24,13 @@ int fsim_folio_create(struct fsim_ctx *ctx, unsigned int order,
 	if (!f)
 		return -ENOMEM;
 	nr = 1ul << order;
-	if (ctx->mode == FSIM_MODE_LEGACY && order > 0) {
-		f->page_mapcount = malloc(nr * sizeof(*f->page_mapcount));
-		if (!f->page_mapcount) {
-			free(f);
-			return -ENOMEM;
-		}
-		for (i = 0; i < nr; i++)
-			atomic_set(&f->page_mapcount[i], -1);
-	}
 	f->ctx = ctx;
 	f->order = order;
 	f->kind = kind;
+	if (ctx->ops->folio_init(f)) {
+		free(f);
+		return -ENOMEM;
+	}
 	/* Anon: the allocation reference, handed to the first mapping.
 	 * Page cache: filemap_add_folio() holds one reference per page. */
 	if (kind == FSIM_KIND_ANON) {
@@ -72,7 +67,6 @@ int fsim_folio_create(struct fsim_ctx *ctx, unsigned int order,
 int folio_free_checks(const struct fsim_folio *f, struct fsim_violation *v)
 {
 	const char *bad = NULL;
-	unsigned long i;
 
 	if (!folio_test_large(f)) {
 		if (atomic_read(&f->mapcount) != -1)
@@ -81,23 +75,8 @@ int folio_free_checks(const struct fsim_folio *f, struct fsim_violation *v)
 		bad = "nonzero large_mapcount";
 	} else if (atomic_read(&f->pincount)) {
 		bad = "nonzero pincount";	/* large folios: _pincount */
-	} else if (folio_is_rfc(f)) {
-		if (f->mm_id_mapcount[0] != -1)
-			bad = "nonzero mm mapcount 0";
-		else if (f->mm_id_mapcount[1] != -1)
-			bad = "nonzero mm mapcount 1";
-		else if (atomic_long_read(&f->total_mapped_pages))
-			bad = "nonzero total_mapped_pages";
-		else if (word_read(&f->mm_ids))
-			bad = "nonzero mm_ids";
 	} else {
-		if (atomic_read(&f->entire_mapcount) != -1)
-			bad = "nonzero entire_mapcount";
-		else if (atomic_read(&f->nr_pages_mapped))
-			bad = "nonzero nr_pages_mapped";
-		for (i = 0; !bad && i < folio_nr_pages(f); i++)
-			if (atomic_read(&f->page_mapcount[i]) != -1)
-				bad = "nonzero mapcount";
+		bad = folio_ops(f)->large_free_check(f);
 	}
 	if (!bad)
 		return 0;
@@ -163,9 +142,7 @@ enum fsim_kind fsim_folio_kind(const struct fsim_folio *f)
 /* folio_mapcount() */
 int fsim_folio_mapcount(const struct fsim_folio *f)
 {
-	if (!folio_test_large(f))
-		return atomic_read(&f->mapcount) + 1;
-	return atomic_read(&f->large_mapcount) + 1;
+	return folio_mapcount(f);
 }
 
 /* folio_mapped() */
@@ -178,37 +155,29 @@ bool fsim_folio_mapped(const struct fsim_folio *f)
  * the whole folio and every other entry is a PTE. */
 uint64_t fsim_folio_total_mapped_pages(const struct fsim_folio *f)
 {
-	uint64_t entire;
-
 	if (!folio_test_large(f))
-		return (uint64_t)fsim_folio_mapcount(f);
-	if (folio_is_rfc(f))
-		return atomic_long_read(&f->total_mapped_pages);
-	entire = (uint64_t)(atomic_read(&f->entire_mapcount) + 1);
-	return (uint64_t)fsim_folio_mapcount(f) - entire +
-	       entire * folio_nr_pages(f);
+		return (uint64_t)folio_mapcount(f);
+	return folio_ops(f)->total_mapped_pages(f);
 }
 
 /* folio_average_page_mapcount() of 13/13 (fs/proc/internal.h) */
 unsigned long fsim_folio_average_page_mapcount(const struct fsim_folio *f)
 {
-	uint64_t total = fsim_folio_total_mapped_pages(f);
-	const unsigned int order = f->order;
-	uint64_t avg;
-
-	if (!total || !order)
-		return (unsigned long)total;
-	/* Round to closest integer ... */
-	total += (uint64_t)1 << (order - 1);
-	/* ... but return at least 1. */
-	avg = total >> order;
-	return (unsigned long)(avg > 1 ? avg : 1);
+	return average_page_mapcount(fsim_folio_total_mapped_pages(f), f->order);
 }
 
+/* folio_maybe_mapped_shared() / folio_likely_mapped_shared() */
 bool fsim_folio_maybe_mapped_shared(const struct fsim_folio *f)
 {
-	return folio_is_rfc(f) ? rfc_maybe_mapped_shared(f)
-			       : legacy_likely_mapped_shared(f);
+	const int mapcount = folio_mapcount(f);
+
+	/* Only partially-mappable folios require more care. */
+	if (!folio_test_large(f))
+		return mapcount > 1;
+	/* A single mapping implies "mapped exclusively". */
+	if (mapcount <= 1)
+		return false;
+	return folio_ops(f)->maybe_mapped_shared(f);
 }
 
 bool fsim_folio_partially_mapped(const struct fsim_folio *f)
@@ -268,11 +237,11 @@ int fsim_folio_slots(const struct fsim_folio *f, struct fsim_slot slots[2],
 	const unsigned int lock = fsim_mm_ids_lock_bitnum(&f->ctx->arch);
 	int i;
 
-	if (!folio_is_rfc(f) || !folio_test_large(f))
+	if (!folio_ops(f)->has_mm_slots || !folio_test_large(f))
 		return -EINVAL;
 	bit_spin_lock(lock, &mf->mm_ids);
 	for (i = 0; i < 2; i++) {
-		slots[i].mm_id = (unsigned int)rfc_slot_mm_id(f, i);
+		slots[i].mm_id = folio_mm_id(f, i);
 		slots[i].mapcount = f->mm_id_mapcount[i] + 1;
 	}
 	if (shared)
@@ -289,30 +258,25 @@ uint64_t fsim_folio_mm_ids_word(const struct fsim_folio *f)
 
 int fsim_folio_entire_mapcount(const struct fsim_folio *f)
 {
-	if (folio_is_rfc(f) || !folio_test_large(f))
+	if (!folio_ops(f)->entire_mapcount || !folio_test_large(f))
 		return -1;
-	return atomic_read(&f->entire_mapcount) + 1;
+	return folio_ops(f)->entire_mapcount(f);
 }
 
 int fsim_folio_nr_pages_mapped(const struct fsim_folio *f)
 {
-	if (folio_is_rfc(f) || !folio_test_large(f))
+	if (!folio_ops(f)->nr_pages_mapped || !folio_test_large(f))
 		return -1;
-	return atomic_read(&f->nr_pages_mapped) & FOLIO_PAGES_MAPPED;
+	return folio_ops(f)->nr_pages_mapped(f);
 }
 
 /* folio_precise_page_mapcount() of fs/proc/internal.h (6.12) */
 int fsim_folio_precise_page_mapcount(const struct fsim_folio *f,
 				     unsigned long page)
 {
-	int mapcount;
-
-	if (folio_is_rfc(f) || page >= folio_nr_pages(f))
+	if (!folio_ops(f)->precise_page_mapcount || page >= folio_nr_pages(f))
 		return -1;
-	if (!folio_test_large(f))
-		return atomic_read(&f->mapcount) + 1;
-	mapcount = atomic_read(&f->page_mapcount[page]) + 1;
-	return mapcount + atomic_read(&f->entire_mapcount) + 1;
+	return folio_ops(f)->precise_page_mapcount(f, page);
 }
 
 /* FNV-1a over everything a refused call must not change. */

@@ -4,6 +4,8 @@
 #define FOLIOSIM_INTERNAL_H
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -102,8 +104,11 @@ int oracle_profile(const struct oracle *o, struct oracle_profile *p);
 /* Contexts, mms, folios                                               */
 /* ------------------------------------------------------------------ */
 
+struct fsim_backend;
+
 struct fsim_ctx {
 	enum fsim_mode mode;
+	const struct fsim_backend *ops;	/* the accounting rules of the mode */
 	struct fsim_arch arch;
 	unsigned int mm_id_max;		/* MM_ID_MAX for the arch */
 
@@ -155,12 +160,13 @@ struct fsim_folio {
 	atomic_t large_mapcount;	/* _large_mapcount, starts at -1 */
 	atomic_t pincount;		/* _pincount */
 
-	/* rfc: MM owner tracking (mm_types.h of the RFC base) */
+	/* base, rfc: MM owner tracking (mm_types.h of the RFC base) */
 	_Atomic uint64_t mm_ids;	/* _mm_id[2] / _mm_ids, lock + shared bit */
 	int mm_id_mapcount[2];		/* _mm_id_mapcount[2]: under the lock */
+	/* rfc */
 	atomic_long_t total_mapped_pages; /* _total_mapped_pages */
 
-	/* legacy (6.12) */
+	/* legacy (6.12), base: CONFIG_PAGE_MAPCOUNT */
 	atomic_t entire_mapcount;	/* _entire_mapcount, starts at -1 */
 	atomic_t nr_pages_mapped;	/* _nr_pages_mapped */
 	atomic_t *page_mapcount;	/* page[i]._mapcount for large folios */
@@ -196,9 +202,34 @@ static inline bool folio_test_anon(const struct fsim_folio *f)
 	return f->kind == FSIM_KIND_ANON;
 }
 
-static inline bool folio_is_rfc(const struct fsim_folio *f)
+/* The accounting rules of the folio's kernel (backend.h). */
+static inline const struct fsim_backend *folio_ops(const struct fsim_folio *f)
 {
-	return f->ctx->mode == FSIM_MODE_RFC;
+	return f->ctx->ops;
+}
+
+/* folio_mapcount() */
+static inline int folio_mapcount(const struct fsim_folio *f)
+{
+	if (!folio_test_large(f))
+		return atomic_read(&f->mapcount) + 1;
+	return atomic_read(&f->large_mapcount) + 1;
+}
+
+/* folio_average_page_mapcount() of 13/13 (fs/proc/internal.h) on a total
+ * of mapped pages. */
+static inline unsigned long average_page_mapcount(uint64_t total,
+						  unsigned int order)
+{
+	uint64_t avg;
+
+	if (!total || !order)
+		return (unsigned long)total;
+	/* Round to closest integer ... */
+	total += (uint64_t)1 << (order - 1);
+	/* ... but return at least 1. */
+	avg = total >> order;
+	return (unsigned long)(avg > 1 ? avg : 1);
 }
 
 static inline unsigned int level_order(const struct fsim_arch *arch,
@@ -226,38 +257,57 @@ static inline unsigned int mm_id_bits(const struct fsim_arch *arch)
 	return arch->bits == 64 ? 31 : 15;
 }
 
-/* Model stat updates (__mod_node_page_state / __lruvec_stat_mod_folio). */
+/* stat.c: node statistics (__mod_node_page_state / __lruvec_stat_mod_folio),
+ * THP counters, the deferred split queue, PageAnonExclusive. */
 void ctx_mod_stat(struct fsim_ctx *ctx, enum fsim_stat stat, int64_t delta);
 void ctx_mod_thp(struct fsim_ctx *ctx, unsigned int order,
 		 enum fsim_thp_counter c, int64_t delta);
 void deferred_split_folio(struct fsim_folio *folio, bool partially_mapped);
 void folio_unqueue_deferred_split(struct fsim_folio *folio);
-
-/* rmap back ends: called after validation, cannot fail. */
-void rfc_add_new_anon(struct fsim_folio *f, struct fsim_mm *mm, bool exclusive);
-void rfc_add_rmap(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level level,
-		  unsigned long page, unsigned long nr);
-void rfc_remove_rmap(struct fsim_folio *f, struct fsim_mm *mm,
-		     enum fsim_level level, unsigned long page, unsigned long nr);
-void rfc_dup_rmap(struct fsim_folio *f, struct fsim_mm *dst, enum fsim_level level,
-		  unsigned long page, unsigned long nr);
-bool rfc_maybe_mapped_shared(const struct fsim_folio *f);
-int rfc_slot_mm_id(const struct fsim_folio *f, int idx);
-
-void legacy_add_new_anon(struct fsim_folio *f, bool exclusive);
-void legacy_add_rmap(struct fsim_folio *f, enum fsim_level level,
-		     unsigned long page, unsigned long nr);
-void legacy_remove_rmap(struct fsim_folio *f, enum fsim_level level,
-			unsigned long page, unsigned long nr);
-void legacy_dup_rmap(struct fsim_folio *f, enum fsim_level level,
-		     unsigned long page, unsigned long nr);
-bool legacy_likely_mapped_shared(const struct fsim_folio *f);
-
-int folio_free_checks(const struct fsim_folio *f, struct fsim_violation *v);
-
-/* Shared by both back ends (mm/rmap.c). */
 void folio_mod_stat(struct fsim_folio *f, long nr, long nr_pmdmapped);
+/* Room was reserved by the caller. */
 void anon_exclusive_set_range(struct fsim_folio *f, unsigned long page,
 			      unsigned long nr, unsigned long stride, bool set);
+
+/* folio.c */
+int folio_free_checks(const struct fsim_folio *f, struct fsim_violation *v);
+
+/* Entries and pages recomputed from the oracle's segments, per level
+ * (check.c), handed to the back ends' invariant checks. */
+struct truth {
+	uint64_t entries, pages, level_entries[3];
+	struct oracle_profile profile;
+};
+
+/* Records a broken invariant in @v (may be NULL); returns -EFAULT. */
+static inline int broken(struct fsim_violation *v, const char *name,
+			 const char *fmt, ...)
+{
+	va_list ap;
+
+	if (v) {
+		snprintf(v->invariant, sizeof(v->invariant), "%s", name);
+		va_start(ap, fmt);
+		vsnprintf(v->detail, sizeof(v->detail), fmt, ap);
+		va_end(ap);
+	}
+	return -EFAULT;
+}
+
+/* The first broken transition invariant of an rmap call, reported by the
+ * next fsim_check_folio(). */
+static inline void note_transition(struct fsim_folio *f, const char *invariant,
+				   const char *fmt, unsigned long a,
+				   unsigned long b)
+{
+	if (f->transition_broken)
+		return;
+	f->transition_broken = true;
+	snprintf(f->transition.invariant, sizeof(f->transition.invariant), "%s",
+		 invariant);
+	snprintf(f->transition.detail, sizeof(f->transition.detail), fmt, a, b);
+}
+
+#include "backend.h"
 
 #endif /* FOLIOSIM_INTERNAL_H */

@@ -5,7 +5,7 @@
  *      page tables' knowledge), under the oracle lock, and reserves every
  *      byte it may need, so that a refused call changes nothing;
  *   2. records the mapping change in the oracle;
- *   3. runs the mode's back end (rmap_rfc.c / rmap_legacy.c), which mirrors
+ *   3. runs the mode's back end (backend.h: ctx->ops), which mirrors
  *      the kernel function and cannot fail, outside the oracle lock, so
  *      that calls on one folio from several threads really race on the
  *      kernel's counters and the bit spinlock;
@@ -15,48 +15,6 @@
 #include <string.h>
 
 #include "internal.h"
-
-/* __folio_mod_stat() of mm/rmap.c: identical in 6.12 and the RFC. */
-void folio_mod_stat(struct fsim_folio *f, long nr, long nr_pmdmapped)
-{
-	struct fsim_ctx *ctx = f->ctx;
-
-	if (nr)
-		ctx_mod_stat(ctx, folio_test_anon(f) ? FSIM_NR_ANON_MAPPED
-						     : FSIM_NR_FILE_MAPPED, nr);
-	if (nr_pmdmapped) {
-		if (folio_test_anon(f))
-			ctx_mod_stat(ctx, FSIM_NR_ANON_THPS, nr_pmdmapped);
-		else	/* folio_test_swapbacked() */
-			ctx_mod_stat(ctx, f->kind == FSIM_KIND_SHMEM ?
-				     FSIM_NR_SHMEM_PMDMAPPED :
-				     FSIM_NR_FILE_PMDMAPPED, nr_pmdmapped);
-	}
-}
-
-/* SetPageAnonExclusive()/ClearPageAnonExclusive() on page, page + stride,
- * ... below page + nr.  Room was reserved by the caller. */
-void anon_exclusive_set_range(struct fsim_folio *f, unsigned long page,
-			      unsigned long nr, unsigned long stride, bool set)
-{
-	unsigned long i;
-
-	fsim_spin_lock(&f->flags_lock);
-	if (stride == 1) {
-		if (set)
-			rangeset_add(&f->anon_exclusive, page, page + nr);
-		else
-			rangeset_remove(&f->anon_exclusive, page, page + nr);
-	} else {
-		for (i = page; i < page + nr; i += stride) {
-			if (set)
-				rangeset_add(&f->anon_exclusive, i, i + 1);
-			else
-				rangeset_remove(&f->anon_exclusive, i, i + 1);
-		}
-	}
-	fsim_spin_unlock(&f->flags_lock);
-}
 
 static int reserve_anon_exclusive(struct fsim_folio *f, unsigned long nr,
 				  unsigned long stride)
@@ -104,14 +62,9 @@ static int check_range(const struct fsim_folio *f, enum fsim_level level,
 		return -EINVAL;
 	if ((page & align) || (nr & align))
 		return -EINVAL;
-	if (!folio_is_rfc(f)) {
-		/* 6.12: no PUD rmap; a PMD maps a whole PMD-sized folio. */
-		if (level == FSIM_LEVEL_PUD)
-			return -EINVAL;
-		if (level == FSIM_LEVEL_PMD &&
-		    (f->order != arch->pmd_order || page || nr != folio_nr_pages(f)))
-			return -EINVAL;
-	}
+	/* 6.12 and the base tree: a PMD (PUD) maps a whole folio of its size */
+	if (!folio_ops(f)->level_allowed(f, level, page, nr))
+		return -EINVAL;
 	return 0;
 }
 
@@ -153,23 +106,12 @@ static void put_refs(struct fsim_folio *f, struct fsim_mm *mm, long entries)
 	atomic_fetch_sub(&mm->nr_mapped, entries);
 }
 
-static void note_transition(struct fsim_folio *f, const char *invariant,
-			    const char *fmt, unsigned long a, unsigned long b)
-{
-	if (f->transition_broken)
-		return;
-	f->transition_broken = true;
-	snprintf(f->transition.invariant, sizeof(f->transition.invariant), "%s",
-		 invariant);
-	snprintf(f->transition.detail, sizeof(f->transition.detail), fmt, a, b);
-}
-
 /*
  * After a removal (serial use): the partially-mapped flag may only have
- * been set by a removal that left the folio partly mapped; a removal that
- * unmapped some pages while others stay mapped must flag it in legacy
- * (_nr_pages_mapped is precise); in rfc it must flag it at least when one
- * mm maps every page at most once.  Order <= 1 folios are never flagged.
+ * been set by a removal that left the folio partly mapped; whether an
+ * unflagged partial mapping is a miss is the back end's rule (precise in
+ * 6.12 and the base tree, only for one mm mapping each page at most once
+ * in the RFC).  Order <= 1 folios are never flagged.
  */
 static void check_removal(struct fsim_folio *f, bool flag_before,
 			  unsigned long covered_before)
@@ -187,14 +129,7 @@ static void check_removal(struct fsim_folio *f, bool flag_before,
 				p.covered, nr);
 	if (!folio_test_anon(f) || f->order <= 1 || flag)
 		return;
-	if (!folio_is_rfc(f) && partial && p.covered < covered_before)
-		note_transition(f, "legacy_partial_mapping_detected",
-				"a removal left %lu of %lu pages mapped, not flagged",
-				p.covered, nr);
-	if (folio_is_rfc(f) && partial && p.nr_mms == 1 && p.max_count <= 1)
-		note_transition(f, "rfc_exclusive_partial_mapping_detected",
-				"one mm maps %lu of %lu pages once each, not flagged",
-				p.covered, nr);
+	folio_ops(f)->check_missed_partial(f, &p, covered_before);
 }
 
 int fsim_folio_add_new_anon_rmap(struct fsim_folio *f, struct fsim_mm *mm,
@@ -235,10 +170,7 @@ int fsim_folio_add_new_anon_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 	if (err)
 		return err;
 
-	if (folio_is_rfc(f))
-		rfc_add_new_anon(f, mm, exclusive);
-	else
-		legacy_add_new_anon(f, exclusive);
+	folio_ops(f)->add_new_anon(f, mm, exclusive);
 	f->counted_nr_anon = true;	/* __folio_set_anon() */
 	take_refs(f, mm, (long)(nr >> level_order(arch, level)));
 	return 0;
@@ -291,10 +223,7 @@ static int add_rmap(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level le
 	if (err)
 		return err;
 
-	if (folio_is_rfc(f))
-		rfc_add_rmap(f, mm, level, page, nr);
-	else
-		legacy_add_rmap(f, level, page, nr);
+	folio_ops(f)->add(f, mm, level, page, nr);
 	if (exclusive)
 		anon_exclusive_set_range(f, page, nr, 1ul << lorder, true);
 	take_refs(f, mm, (long)(nr >> lorder));
@@ -349,10 +278,7 @@ int fsim_folio_remove_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 		return err;
 
 	flag_before = atomic_load(&f->partially_mapped);
-	if (folio_is_rfc(f))
-		rfc_remove_rmap(f, mm, level, page, nr);
-	else
-		legacy_remove_rmap(f, level, page, nr);
+	folio_ops(f)->remove(f, mm, level, page, nr);
 	put_refs(f, mm, (long)(nr >> lorder));
 	check_removal(f, flag_before, before.covered);
 	return 0;
@@ -389,10 +315,7 @@ static int dup_rmap(struct fsim_folio *f, struct fsim_mm *dst, struct fsim_mm *s
 	if (err)
 		return err;
 
-	if (folio_is_rfc(f))
-		rfc_dup_rmap(f, dst, level, page, nr);
-	else
-		legacy_dup_rmap(f, level, page, nr);
+	folio_ops(f)->dup(f, dst, level, page, nr);
 	take_refs(f, dst, (long)(nr >> lorder));
 	return 0;
 }

@@ -498,7 +498,7 @@ static bool can_reuse_large_anon(struct fsim_process *p, struct fsim_folio *f)
 	struct fsim_slot slots[2];
 	bool shared;
 
-	if (fsim_ctx_mode(p->ctx) != FSIM_MODE_RFC)
+	if (!p->ctx->ops->cow_reuses_large_anon)
 		return false;	/* 6.12: never reuse a page of a large folio */
 	if (fsim_folio_mapcount(f) <= 1)
 		return false;	/* just free up the large folio */
@@ -823,7 +823,7 @@ int fsim_process_page(const struct fsim_process *p, const char *name, uint64_t o
 	 * which is true for a large folio with mapcount 0: bit 56 is set.
 	 */
 	if (e->zero && e->level == FSIM_LEVEL_PMD)
-		out->pm_exclusive = fsim_ctx_mode(p->ctx) == FSIM_MODE_RFC;
+		out->pm_exclusive = p->ctx->ops->huge_zero_pmd_exclusive;
 	if (!e->folio)
 		return 0;
 	out->present = true;

@@ -110,7 +110,7 @@ static void slot_count_above_true_entries(void **state)
 
 	(void)state;
 	world_init(&w, FSIM_MODE_RFC);
-	assert_int_equal(rfc_slot_mm_id(w.f, 0), (int)fsim_mm_id(w.a));
+	assert_int_equal(folio_mm_id(w.f, 0), fsim_mm_id(w.a));
 	assert_int_equal(w.f->mm_id_mapcount[0], 0);
 	w.f->mm_id_mapcount[0] = 1;
 	expect_folio_violation(w.f, "slot_count_within_true_entries");
@@ -131,7 +131,7 @@ static void free_slot_not_minus_one(void **state)
 	(void)state;
 	world_init(&w, FSIM_MODE_RFC);
 	assert_int_equal(fsim_folio_remove_rmap(w.f, w.b, PTE, 0, 16), 0);
-	assert_int_equal(rfc_slot_mm_id(w.f, 1), 0);
+	assert_int_equal(folio_mm_id(w.f, 1), 0);
 	assert_int_equal(w.f->mm_id_mapcount[1], -1);
 	w.f->mm_id_mapcount[1] = 0;
 	expect_folio_violation(w.f, "free_slot_holds_minus_one");

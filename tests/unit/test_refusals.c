@@ -678,7 +678,7 @@ static void creation_refusals(void **state)
 		assert_int_equal(fsim_ctx_create(FSIM_MODE_RFC, &bad[i], &ctx), -EINVAL);
 		assert_null(ctx);
 	}
-	assert_int_equal(fsim_ctx_create((enum fsim_mode)2, NULL, &ctx), -EINVAL);
+	assert_int_equal(fsim_ctx_create(FSIM_NR_MODES, NULL, &ctx), -EINVAL);
 	assert_null(ctx);
 
 	OK(fsim_ctx_create(FSIM_MODE_LEGACY, NULL, &ctx));

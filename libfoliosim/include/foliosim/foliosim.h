@@ -2,12 +2,17 @@
 /*
  * libfoliosim: a userspace model of the Linux folio rmap accounting.
  *
- * Two accounting modes are modelled side by side:
+ * Three accounting modes, one per kernel, are modelled side by side:
  *
  *   FSIM_MODE_LEGACY  Linux 6.12 as shipped: per-page _mapcount,
  *                     _entire_mapcount, _nr_pages_mapped with
  *                     ENTIRELY_MAPPED, _large_mapcount.  Only whole-folio
  *                     PMD mappings of PMD-sized folios; no PUD rmap.
+ *   FSIM_MODE_BASE    the RFC's base tree (6.12 + the prep part with
+ *                     CONFIG_PAGE_MAPCOUNT=y): the 6.12 counters plus the
+ *                     two MM-id slots, folio_maybe_mapped_shared(), COW
+ *                     reuse of PTE-mapped THP and PUD rmap of whole
+ *                     PUD-sized folios.  /proc reads as in 6.12.
  *   FSIM_MODE_RFC     after "mm/rmap: support arbitrary folio mappings"
  *                     (RFC, April 2026): _large_mapcount,
  *                     _total_mapped_pages, the two MM-id slots packed in
@@ -56,6 +61,8 @@ extern "C" {
 enum fsim_mode {
 	FSIM_MODE_LEGACY = 0,	/* Linux 6.12 */
 	FSIM_MODE_RFC = 1,	/* after the RFC series */
+	FSIM_MODE_BASE = 2,	/* the RFC's base tree, CONFIG_PAGE_MAPCOUNT=y */
+	FSIM_NR_MODES
 };
 
 /** Page-table level of a mapping (enum pgtable_level / enum rmap_level). */
@@ -144,7 +151,9 @@ typedef void (*fsim_sched_hook_t)(void *arg, const char *where);
 FSIM_API void fsim_ctx_set_sched_hook(struct fsim_ctx *ctx, fsim_sched_hook_t hook,
 			     void *arg);
 
-/** Name of a mode ("legacy", "rfc"), level ("pte", ...), kind, stat. */
+/** The mode named @name ("legacy", "base", "rfc"): 0 or -EINVAL. */
+FSIM_API int fsim_mode_from_name(const char *name, enum fsim_mode *out);
+/** Name of a mode ("legacy", "base", "rfc"), level ("pte", ...), kind, stat. */
 FSIM_API const char *fsim_mode_name(enum fsim_mode mode);
 FSIM_API const char *fsim_level_name(enum fsim_level level);
 FSIM_API const char *fsim_kind_name(enum fsim_kind kind);
@@ -259,7 +268,7 @@ FSIM_API uint64_t fsim_folio_total_mapped_pages(const struct fsim_folio *folio);
 /** folio_average_page_mapcount() of the RFC (fs/proc/internal.h):
  *  0 if unmapped, else max(1, round-half-up(total / nr_pages)). */
 FSIM_API unsigned long fsim_folio_average_page_mapcount(const struct fsim_folio *folio);
-/** rfc: folio_maybe_mapped_shared(); legacy: folio_likely_mapped_shared(). */
+/** base, rfc: folio_maybe_mapped_shared(); legacy: folio_likely_mapped_shared(). */
 FSIM_API bool fsim_folio_maybe_mapped_shared(const struct fsim_folio *folio);
 /** folio_test_partially_mapped(). */
 FSIM_API bool fsim_folio_partially_mapped(const struct fsim_folio *folio);
@@ -274,13 +283,13 @@ FSIM_API bool fsim_folio_maybe_dma_pinned(const struct fsim_folio *folio);
 /** folio_ref_count(), kept 64 bits wide (the model does not overflow it). */
 FSIM_API int64_t fsim_folio_refcount(const struct fsim_folio *folio);
 
-/** One MM-id slot of a large folio (rfc mode). */
+/** One MM-id slot of a large folio (base and rfc modes). */
 struct fsim_slot {
 	unsigned int mm_id;	/* MM_ID_DUMMY (0) when free */
 	int mapcount;		/* entries recorded: _mm_id_mapcount[i] + 1 */
 };
 /** Reads both slots and the shared bit under the folio's lock.  -EINVAL in
- *  legacy mode and for small folios. */
+ *  legacy mode (no MM owner tracking) and for small folios. */
 FSIM_API int fsim_folio_slots(const struct fsim_folio *folio, struct fsim_slot slots[2],
 		     bool *shared_bit);
 /** The raw _mm_ids word (low 32 bits used with bits=32). */
@@ -289,7 +298,9 @@ FSIM_API uint64_t fsim_folio_mm_ids_word(const struct fsim_folio *folio);
 FSIM_API unsigned int fsim_mm_ids_lock_bitnum(const struct fsim_arch *arch);
 FSIM_API unsigned int fsim_mm_ids_shared_bitnum(const struct fsim_arch *arch);
 
-/** Legacy-only counters (-1 / 0 in rfc mode where they do not exist):
+/** The CONFIG_PAGE_MAPCOUNT counters of legacy and base (-1 in rfc mode and
+ *  for small folios where they do not exist, except the precise page
+ *  mapcount of a small folio, its mapcount):
  *  folio_entire_mapcount(), folio_nr_pages_mapped(), and the precise page
  *  mapcount folio_precise_page_mapcount() of fs/proc/internal.h. */
 FSIM_API int fsim_folio_entire_mapcount(const struct fsim_folio *folio);
@@ -304,15 +315,15 @@ FSIM_API int fsim_folio_precise_page_mapcount(const struct fsim_folio *folio,
 #define FSIM_PSS_SHIFT 12	/* fs/proc/task_mmu.c */
 
 /** /proc/kpagecount of a page: rfc: the average page mapcount (03/13);
- *  legacy: folio_precise_page_mapcount(). */
+ *  legacy, base: folio_precise_page_mapcount(). */
 FSIM_API uint64_t fsim_kpagecount(const struct fsim_folio *folio, unsigned long page);
 /** /proc/PID/pagemap PM_MMAP_EXCLUSIVE (bit 56) for a present mapping of
  *  @page: rfc: !folio_maybe_mapped_shared() (04/13); legacy: precise page
- *  mapcount == 1. */
+ *  and base: precise page mapcount == 1. */
 FSIM_API bool fsim_pagemap_exclusive(const struct fsim_folio *folio, unsigned long page);
 /** numa_maps "mapmax" contribution of an entry whose first page is @page
- *  (gather_stats()): rfc: average page mapcount (02/13); legacy: precise
- *  mapcount of @page. */
+ *  (gather_stats()): rfc: average page mapcount (02/13); legacy, base:
+ *  precise mapcount of @page. */
 FSIM_API unsigned long fsim_numa_mapmax(const struct fsim_folio *folio, unsigned long page);
 
 /** Accumulated smaps fields (struct mem_size_stats), in bytes; the pss
@@ -329,7 +340,7 @@ struct fsim_smaps {
 };
 /**
  * smaps_account() for one present page-table entry of @level whose first
- * page is @page (smaps_pte_entry()/smaps_pmd_entry()).  Legacy walks the
+ * page is @page (smaps_pte_entry()/smaps_pmd_entry()).  Legacy and base walk the
  * pages with their precise mapcounts; rfc uses the average mapcount and
  * folio_maybe_mapped_shared() (06/13), with the mapping's size rather than
  * folio_size() (our fix of 06/13 for PMDs mapping part of a larger folio).
