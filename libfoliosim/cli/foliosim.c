@@ -13,21 +13,24 @@
 static const char usage[] =
 "usage: foliosim COMMAND [OPTIONS] FILE...\n"
 "\n"
-"Model the Linux folio rmap accounting of 6.12 (legacy) and of the RFC\n"
+"Model the Linux folio rmap accounting of 6.12 (legacy), of the RFC's base\n"
+"tree (base: 6.12 + the prep part, CONFIG_PAGE_MAPCOUNT=y) and of the RFC\n"
 "\"mm/rmap: support arbitrary folio mappings\" (rfc) on scenario files.\n"
 "\n"
 "commands:\n"
-"  check [--mode legacy|rfc] FILE...   run every scenario, print one line per\n"
+"  check [--mode MODE] FILE...         run every scenario, print one line per\n"
 "                                      scenario and 'N passed, M failed[, K skipped]';\n"
 "                                      exit 0 only if nothing failed (default mode rfc)\n"
-"  run [--mode legacy|rfc] FILE        print a step-by-step trace of the folio state\n"
+"  run [--mode MODE] FILE              print a step-by-step trace of the folio state\n"
 "                                      (and of every process) for every scenario of FILE\n"
-"  diff FILE                           run every scenario of FILE in both modes side by\n"
+"  diff [--from MODE] [--to MODE] FILE run every scenario of FILE in two modes side by\n"
 "                                      side and print, after each step, the values that\n"
-"                                      differ between legacy (6.12) and rfc\n"
+"                                      differ (default legacy to rfc; --from base\n"
+"                                      isolates what the 13 patches change)\n"
 "  report FILE...                      Markdown: per scenario the values that differ\n"
-"                                      between 6.12 and the RFC, and a summary of which\n"
-"                                      /proc readers drift in which direction\n"
+"                                      between 6.12, the base tree and the RFC, with\n"
+"                                      where each difference comes from, and a summary\n"
+"                                      of which /proc readers drift in which direction\n"
 "  kunit-gen [-o FILE] FILE...          write the rmap statements of every scenario as\n"
 "                                      a C header for the kernel's KUnit test\n"
 "                                      (mm/folio_rmap_kunit.c); see docs/kunit-gen.md\n"
@@ -35,7 +38,10 @@ static const char usage[] =
 "  version                             the library version\n"
 "\n"
 "options:\n"
-"  --mode legacy|rfc    accounting mode: legacy = Linux 6.12, rfc = after the series\n"
+"  --mode MODE          accounting mode (default rfc): legacy = Linux 6.12,\n"
+"                       base = 6.12 + prep with CONFIG_PAGE_MAPCOUNT=y (the RFC's\n"
+"                       base tree), rfc = after the series\n"
+"  --from/--to MODE     diff: the two modes compared\n"
 "  --no-invariants      do not run the oracle's invariant check after each statement\n"
 "\n"
 "The scenario language is described in docs/scenario-format.md.\n"
@@ -44,16 +50,34 @@ static const char usage[] =
 
 struct options {
 	enum fsim_mode mode;
+	enum fsim_mode from, to;	/* diff */
 	bool no_invariants;
 	int nfiles;
 	char **files;
 };
+
+/* The mode an option sets: --mode, --from, --to (also as --opt=MODE). */
+static enum fsim_mode *mode_option(const char *a, struct options *o)
+{
+	static const char *const names[] = { "--mode", "--from", "--to" };
+	enum fsim_mode *const targets[] = { &o->mode, &o->from, &o->to };
+	size_t i, len;
+
+	for (i = 0; i < 3; i++) {
+		len = strlen(names[i]);
+		if (!strncmp(a, names[i], len) && (a[len] == '\0' || a[len] == '='))
+			return targets[i];
+	}
+	return NULL;
+}
 
 static int parse_options(int argc, char **argv, struct options *o)
 {
 	int i;
 
 	o->mode = FSIM_MODE_RFC;
+	o->from = FSIM_MODE_LEGACY;
+	o->to = FSIM_MODE_RFC;
 	o->no_invariants = false;
 	o->nfiles = 0;
 	o->files = calloc((size_t)argc, sizeof(*o->files));
@@ -61,15 +85,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 		return -1;
 	for (i = 0; i < argc; i++) {
 		const char *a = argv[i], *m = NULL;
+		enum fsim_mode *target = mode_option(a, o);
 
-		if (!strcmp(a, "--mode")) {
+		if (target && strchr(a, '=')) {
+			m = strchr(a, '=') + 1;
+		} else if (target) {
 			if (i + 1 == argc) {
-				fprintf(stderr, "foliosim: --mode needs legacy or rfc\n");
+				fprintf(stderr, "foliosim: %s needs legacy, base or rfc\n", a);
 				return -1;
 			}
 			m = argv[++i];
-		} else if (!strncmp(a, "--mode=", 7)) {
-			m = a + 7;
 		} else if (!strcmp(a, "--no-invariants")) {
 			o->no_invariants = true;
 			continue;
@@ -83,12 +108,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->files[o->nfiles++] = argv[i];
 			continue;
 		}
-		if (!strcmp(m, "legacy")) {
-			o->mode = FSIM_MODE_LEGACY;
-		} else if (!strcmp(m, "rfc")) {
-			o->mode = FSIM_MODE_RFC;
-		} else {
-			fprintf(stderr, "foliosim: unknown mode '%s' (legacy or rfc)\n", m);
+		if (fsim_mode_from_name(m, target)) {
+			fprintf(stderr, "foliosim: unknown mode '%s' (legacy, base or rfc)\n", m);
 			return -1;
 		}
 	}
@@ -170,7 +191,7 @@ static int cmd_diff(struct options *o)
 	if (!s)
 		return 2;
 	for (k = 0; k < fsim_script_count(s); k++) {
-		if (fsim_script_diff(s, k, stdout))
+		if (fsim_script_diff_modes(s, k, o->from, o->to, stdout))
 			status = 1;
 		printf("\n");
 	}
@@ -201,6 +222,24 @@ static void print_drift(const struct fsim_report_totals *t)
 			printf(": lower in %lu, higher in %lu scenarios", lo, hi);
 		printf(".\n");
 	}
+}
+
+/* Which differences the base tree makes and which the 13 patches make. */
+static void print_origin(const struct fsim_report_totals *t)
+{
+	int r;
+
+	printf("## Where the differences come from: the base tree or the series\n\n");
+	printf("Of the values where 6.12 and the RFC differ, how many the base tree "
+	       "(6.12 + prep, CONFIG_PAGE_MAPCOUNT=y) already shows as the RFC does "
+	       "(\"base tree\"), how many it still shows as 6.12 does (\"series\": "
+	       "the 13 patches' own effect), and how many it shows differently from "
+	       "both (\"both\").\n\n");
+	printf("| reader | base tree | series | both |\n|---|---|---|---|\n");
+	for (r = 0; r < FSIM_READERS; r++)
+		printf("| %s | %lu | %lu | %lu |\n", fsim_report_reader_name(r),
+		       t->from_base[r], t->from_series[r], t->from_both[r]);
+	printf("\n");
 }
 
 static int cmd_report(struct options *o)
@@ -238,6 +277,7 @@ static int cmd_report(struct options *o)
 		       t.changes[r][1], t.scenarios[r][1]);
 	printf("\n(For pagemap bit 56, \"lower\" means a page shown exclusive in 6.12 is shown "
 	       "maybe-shared after the series.)\n\n");
+	print_origin(&t);
 	print_drift(&t);
 	return status;
 }
@@ -294,6 +334,7 @@ static const char kunit_gen_usage[] =
 
 #define KG_FORMAT 1
 #define KG_PROCESS_REASON "process-level scenario, the guest runner replays it"
+#define KG_BASE_REASON "runs in base mode only, which no KUnit kernel builds"
 
 enum kg_kind {
 	KG_MM, KG_MMDROP, KG_FOLIO, KG_NEW_ANON, KG_ADD, KG_REMOVE, KG_DUP,
@@ -689,6 +730,38 @@ static unsigned long long kg_work(const struct kg_stmt *st, unsigned int order)
 }
 
 /* Translates statement @v into @st; false after an error. */
+/* The KUnit executor's RMAP_SCN_MODE_* bits: a kernel with the kunit part
+ * runs the scenarios as 6.12 (legacy) or as the series (rfc); base, the
+ * prep tree, never carries the executor. */
+static const struct { const char *mode; unsigned int bit; } kg_modes[] = {
+	{ "legacy", 1 }, { "rfc", 2 },
+};
+#define KG_MODE_ANY 3u
+
+static unsigned int kg_mode_bit(const char *mode)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(kg_modes) / sizeof(kg_modes[0]); i++)
+		if (!strcmp(kg_modes[i].mode, mode))
+			return kg_modes[i].bit;
+	return 0;
+}
+
+/* The kernel modes scenario @i runs in. */
+static unsigned int kg_scenario_modes(const struct fsim_script *s, size_t i)
+{
+	unsigned int bits = 0;
+	enum fsim_mode m;
+	size_t k;
+
+	for (k = 0; k < sizeof(kg_modes) / sizeof(kg_modes[0]); k++)
+		if (!fsim_mode_from_name(kg_modes[k].mode, &m) &&
+		    fsim_script_runs_in(s, i, m))
+			bits |= kg_modes[k].bit;
+	return bits;
+}
+
 static bool kg_stmt(struct kg_gen *g, const struct fsim_stmt_view *v, struct kg_stmt *st)
 {
 	const char *kw = v->keyword;
@@ -732,8 +805,8 @@ static bool kg_stmt(struct kg_gen *g, const struct fsim_stmt_view *v, struct kg_
 		enum kg_target t = KG_T_FOLIO;
 		size_t i;
 
-		st->mode = v->expect_mode == FSIM_MODE_LEGACY ? 1 :
-			   v->expect_mode == FSIM_MODE_RFC ? 2 : 3;
+		st->mode = v->expect_mode < 0 ? KG_MODE_ANY :
+			   kg_mode_bit(fsim_mode_name((enum fsim_mode)v->expect_mode));
 		for (i = 0; i < 4; i++)
 			if (f && !strcmp(f, groups[i]))
 				t = (enum kg_target)(i + 1);
@@ -825,12 +898,15 @@ static bool kg_scenario(const struct fsim_script *s, size_t i, struct kg_scn *sc
 	sc->name = fsim_script_name(s, i);
 	sc->file = kg_basename(fsim_script_file(s));
 	sc->line = fsim_script_line(s, i);
-	sc->modes = (fsim_script_runs_in(s, i, FSIM_MODE_LEGACY) ? 1u : 0u) |
-		    (fsim_script_runs_in(s, i, FSIM_MODE_RFC) ? 2u : 0u);
+	sc->modes = kg_scenario_modes(s, i);
 	sc->arch = *fsim_script_arch(s, i);
 	if (fsim_script_error(s, i)) {
 		fprintf(stderr, "%s\n", fsim_script_error(s, i));
 		return false;
+	}
+	if (!sc->modes) {
+		sc->skip = KG_BASE_REASON;
+		return true;
 	}
 	if (fsim_script_has_processes(s, i)) {
 		sc->skip = KG_PROCESS_REASON;
@@ -845,6 +921,9 @@ static bool kg_scenario(const struct fsim_script *s, size_t i, struct kg_scn *sc
 		g.line = v.line;
 		if (!strcmp(v.keyword, "mode") || !strcmp(v.keyword, "arch"))
 			continue;	/* in the scenario's header fields */
+		if (v.expect_mode >= 0 &&
+		    !kg_mode_bit(fsim_mode_name((enum fsim_mode)v.expect_mode)))
+			continue;	/* expect[base]: no kernel runs KUnit in base */
 		if (kg_stmt(&g, &v, &sc->st[sc->nst]))
 			sc->nst++;
 		else

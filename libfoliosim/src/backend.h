@@ -24,7 +24,7 @@
 struct fsim_backend {
 	enum fsim_mode mode;
 	const char *name;		/* as --mode and `mode` name it */
-	const char *kernel;		/* the tree it models, for reports */
+	const char *label;		/* name and tree, for diff headers */
 
 	/* --- folio state ------------------------------------------------ */
 	/* Allocates per-back-end state of a new folio (0 or -ENOMEM). */

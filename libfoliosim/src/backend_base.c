@@ -67,7 +67,7 @@ static int base_check_large(const struct fsim_folio *f, const struct truth *t,
 const struct fsim_backend fsim_backend_base = {
 	.mode = FSIM_MODE_BASE,
 	.name = "base",
-	.kernel = "6.12 + prep (CONFIG_PAGE_MAPCOUNT=y)",
+	.label = "base (6.12 + prep)",
 	.folio_init = pm_folio_init,
 	.large_free_check = base_large_free_check,
 	.level_allowed = base_level_allowed,

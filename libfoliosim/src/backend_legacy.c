@@ -57,7 +57,7 @@ static void legacy_dup(struct fsim_folio *f, struct fsim_mm *dst,
 const struct fsim_backend fsim_backend_legacy = {
 	.mode = FSIM_MODE_LEGACY,
 	.name = "legacy",
-	.kernel = "Linux 6.12",
+	.label = "legacy (6.12)",
 	.folio_init = pm_folio_init,
 	.large_free_check = pm_large_free_check,
 	.level_allowed = legacy_level_allowed,

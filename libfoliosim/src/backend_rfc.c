@@ -247,7 +247,7 @@ static int rfc_folio_init(struct fsim_folio *f)
 const struct fsim_backend fsim_backend_rfc = {
 	.mode = FSIM_MODE_RFC,
 	.name = "rfc",
-	.kernel = "the RFC series",
+	.label = "rfc",
 	.folio_init = rfc_folio_init,
 	.large_free_check = rfc_large_free_check,
 	.level_allowed = rfc_level_allowed,

@@ -288,6 +288,20 @@ const char *fsim_mode_name(enum fsim_mode mode)
 	return (unsigned int)mode < FSIM_NR_MODES ? backends[mode]->name : "?";
 }
 
+/* Kernel history: 6.12, the RFC's base tree, the series. */
+enum fsim_mode fsim_mode_at(unsigned int i)
+{
+	static const enum fsim_mode history[FSIM_NR_MODES] = {
+		FSIM_MODE_LEGACY, FSIM_MODE_BASE, FSIM_MODE_RFC };
+
+	return i < FSIM_NR_MODES ? history[i] : FSIM_NR_MODES;
+}
+
+const char *fsim_mode_label(enum fsim_mode mode)
+{
+	return (unsigned int)mode < FSIM_NR_MODES ? backends[mode]->label : "?";
+}
+
 int fsim_mode_from_name(const char *name, enum fsim_mode *out)
 {
 	unsigned int m;

@@ -20,7 +20,7 @@ struct stmt {
 	enum stmt_kind kind;
 	unsigned int line;
 	unsigned long repeat;	/* "repeat N": 1 when absent */
-	int expect_mode;	/* expect[legacy|rfc]: the mode, else -1 */
+	int expect_mode;	/* expect[legacy|base|rfc]: the mode, else -1 */
 	char **words;		/* positional tokens after the keyword */
 	size_t nwords;
 	struct arg *args;
@@ -31,7 +31,7 @@ struct stmt {
 struct scenario {
 	char *name;
 	unsigned int line;
-	unsigned int modes;	/* bit FSIM_MODE_*; both by default */
+	unsigned int modes;	/* bit FSIM_MODE_*; all by default */
 	struct fsim_arch arch;
 	struct stmt *stmts;
 	size_t nstmts;
@@ -44,6 +44,8 @@ struct fsim_script {
 	struct scenario *sc;
 	size_t n;
 };
+
+#define FSIM_ALL_MODES ((1u << FSIM_NR_MODES) - 1)
 
 const struct arg *stmt_arg(const struct stmt *st, const char *key);
 

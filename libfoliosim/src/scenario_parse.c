@@ -546,6 +546,23 @@ static bool parse_arch(struct parser *p, struct stmt *st)
 	return true;
 }
 
+/* "[legacy]", "[base]", "[rfc]": the mode of an expect[MODE] statement. */
+static bool parse_expect_mode(const char *m, int *mode)
+{
+	char name[16];
+	size_t len = strlen(m);
+	enum fsim_mode md;
+
+	if (len < 3 || len - 2 >= sizeof(name) || m[0] != '[' || m[len - 1] != ']')
+		return false;
+	memcpy(name, m + 1, len - 2);
+	name[len - 2] = '\0';
+	if (fsim_mode_from_name(name, &md))
+		return false;
+	*mode = (int)md;
+	return true;
+}
+
 static bool parse_statement(struct parser *p, char **tok, size_t ntok,
 			    struct stmt *st, bool nested);
 
@@ -609,11 +626,7 @@ static bool parse_statement(struct parser *p, char **tok, size_t ntok,
 	if (!strncmp(tok[0], "expect", 6)) {
 		const char *m = tok[0] + 6;
 
-		if (!strcmp(m, "[legacy]"))
-			st->expect_mode = FSIM_MODE_LEGACY;
-		else if (!strcmp(m, "[rfc]"))
-			st->expect_mode = FSIM_MODE_RFC;
-		else if (*m && strcmp(m, "[any]"))
+		if (*m && strcmp(m, "[any]") && !parse_expect_mode(m, &st->expect_mode))
 			return perr(p, "unknown statement '%s'", tok[0]);
 		st->kind = ST_EXPECT;
 		return parse_tokens_into(p, tok, ntok, 1, st) &&
@@ -641,9 +654,9 @@ static bool parse_statement(struct parser *p, char **tok, size_t ntok,
 	if (!parse_tokens_into(p, tok, ntok, 1, st))
 		return false;
 	if (st->kind == ST_MODE) {
-		if (st->nwords != 1 || (strcmp(st->words[0], "legacy") &&
-		    strcmp(st->words[0], "rfc") && strcmp(st->words[0], "any")))
-			return perr(p, "usage: mode legacy|rfc|any");
+		if (st->nwords != 1 || (strcmp(st->words[0], "any") &&
+		    fsim_mode_from_name(st->words[0], NULL)))
+			return perr(p, "usage: mode legacy|base|rfc|any");
 		return true;
 	}
 	if (st->kind == ST_ARCH)
@@ -693,7 +706,7 @@ static bool new_scenario(struct parser *p, const char *name)
 	memset(sc, 0, sizeof(*sc));
 	sc->name = xstrdup(name);
 	sc->line = p->line;
-	sc->modes = (1u << FSIM_MODE_LEGACY) | (1u << FSIM_MODE_RFC);
+	sc->modes = FSIM_ALL_MODES;
 	sc->arch = FSIM_ARCH_X86_64;
 	p->cur = sc;
 	return sc->name != NULL;
@@ -743,9 +756,10 @@ static void parse_line(struct parser *p, char *line)
 	if (st.kind == ST_MODE) {
 		const char *m = st.words[0];
 
-		p->cur->modes = !strcmp(m, "legacy") ? 1u << FSIM_MODE_LEGACY :
-				!strcmp(m, "rfc") ? 1u << FSIM_MODE_RFC :
-				(1u << FSIM_MODE_LEGACY) | (1u << FSIM_MODE_RFC);
+		enum fsim_mode mode;
+
+		p->cur->modes = fsim_mode_from_name(m, &mode) ? FSIM_ALL_MODES
+							      : 1u << mode;
 	}
 	mem = realloc(p->cur->stmts, (p->cur->nstmts + 1) * sizeof(st));
 	if (!mem) {

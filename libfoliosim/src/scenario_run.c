@@ -328,7 +328,7 @@ static void slot_value(struct run *r, struct fsim_folio *f, int idx, char *buf, 
 static bool folio_value(struct run *r, struct fsim_folio *f, const char *key,
 			unsigned long page, char *buf, size_t len)
 {
-	const bool rfc = fsim_ctx_mode(r->ctx) == FSIM_MODE_RFC;
+	const struct fsim_backend *ops = r->ctx->ops;
 	bool shared;
 	struct fsim_slot s[2];
 
@@ -362,8 +362,9 @@ static bool folio_value(struct run *r, struct fsim_folio *f, const char *key,
 		snprintf(buf, len, "%lu", fsim_numa_mapmax(f, page));
 	else if (!strcmp(key, "slot0") || !strcmp(key, "slot1") ||
 		 !strcmp(key, "shared_bit")) {
-		if (!rfc)
-			return fail(r, "%s: legacy mode has no mm slots (use expect[rfc])", key);
+		if (!ops->has_mm_slots)
+			return fail(r, "%s: %s mode has no mm slots (use expect[base] or expect[rfc])",
+				    key, ops->name);
 		if (!strcmp(key, "shared_bit")) {
 			if (fsim_folio_slots(f, s, &shared))
 				shared = false;
@@ -372,8 +373,8 @@ static bool folio_value(struct run *r, struct fsim_folio *f, const char *key,
 			slot_value(r, f, key[4] - '0', buf, len);
 		}
 	} else if (!strcmp(key, "entire_mapcount") || !strcmp(key, "nr_pages_mapped")) {
-		if (rfc)
-			return fail(r, "%s: a 6.12 counter the RFC removes (use expect[legacy])",
+		if (!ops->entire_mapcount)
+			return fail(r, "%s: a 6.12 counter the RFC removes (use expect[legacy] or expect[base])",
 				    key);
 		snprintf(buf, len, "%d", key[0] == 'e' ? fsim_folio_entire_mapcount(f)
 						      : fsim_folio_nr_pages_mapped(f));
@@ -677,8 +678,11 @@ static void trace_statement(struct run *r, const struct stmt *st)
 	case ST_UNPIN: fputs("unpin", r->opts->trace); break;
 	case ST_FREE: fputs("free", r->opts->trace); break;
 	case ST_EXPECT:
-		fprintf(r->opts->trace, "expect%s", st->expect_mode < 0 ? "" :
-			st->expect_mode == FSIM_MODE_RFC ? "[rfc]" : "[legacy]");
+		if (st->expect_mode < 0)
+			fputs("expect", r->opts->trace);
+		else
+			fprintf(r->opts->trace, "expect[%s]",
+				fsim_mode_name((enum fsim_mode)st->expect_mode));
 		break;
 	default: break;
 	}
@@ -696,8 +700,8 @@ static void trace_statement(struct run *r, const struct stmt *st)
 
 static void trace_folio(struct run *r, const char *name, struct fsim_folio *f)
 {
-	const bool rfc = fsim_ctx_mode(r->ctx) == FSIM_MODE_RFC;
 	char s0[48], s1[48];
+	struct fsim_slot slots[2];
 	FILE *t = r->opts->trace;
 
 	fprintf(t, "      %-6s order %-2u mapcount %-6d total %-8" PRIu64 " avg %-3lu "
@@ -706,14 +710,14 @@ static void trace_folio(struct run *r, const char *name, struct fsim_folio *f)
 		fsim_folio_total_mapped_pages(f), fsim_folio_average_page_mapcount(f),
 		yn(fsim_folio_maybe_mapped_shared(f)), yn(fsim_folio_partially_mapped(f)),
 		fsim_folio_pincount(f));
-	if (rfc && fsim_folio_order(f) > 0) {
+	if (!fsim_folio_slots(f, slots, NULL)) {
 		slot_value(r, f, 0, s0, sizeof(s0));
 		slot_value(r, f, 1, s1, sizeof(s1));
 		fprintf(t, " slots [%s, %s]", s0, s1);
-	} else if (!rfc && fsim_folio_order(f) > 0) {
+	}
+	if (fsim_folio_entire_mapcount(f) >= 0)
 		fprintf(t, " entire %d nr_pages_mapped %d",
 			fsim_folio_entire_mapcount(f), fsim_folio_nr_pages_mapped(f));
-	}
 	fputc('\n', t);
 }
 
@@ -866,6 +870,27 @@ static bool run_statement(struct run *r, const struct stmt *st)
 	return true;
 }
 
+/* "runs in rfc mode only", "runs in legacy and base modes only" */
+static void modes_text(unsigned int modes, char *buf, size_t len)
+{
+	size_t used = (size_t)snprintf(buf, len, "runs in");
+	unsigned int i, m, n = 0, total = 0;
+
+	for (i = 0; i < FSIM_NR_MODES; i++)
+		total += (modes >> i) & 1;
+	for (i = 0; i < FSIM_NR_MODES && used < len; i++) {
+		m = (unsigned int)fsim_mode_at(i);
+		if (!((modes >> m) & 1))
+			continue;
+		used += (size_t)snprintf(buf + used, len - used, "%s%s",
+					 n == 0 ? " " : n + 1 == total ? " and " : ", ",
+					 fsim_mode_name((enum fsim_mode)m));
+		n++;
+	}
+	if (used < len)
+		snprintf(buf + used, len - used, " mode%s only", total > 1 ? "s" : "");
+}
+
 /* Sets up a run; false (with res filled) if the scenario does not run. */
 static bool run_begin(struct run *r, const struct fsim_script *script, size_t i,
 		      const struct fsim_run_options *opts, struct fsim_result *res)
@@ -887,9 +912,7 @@ static bool run_begin(struct run *r, const struct fsim_script *script, size_t i,
 	}
 	if (!((sc->modes >> opts->mode) & 1)) {
 		res->outcome = FSIM_SKIP;
-		snprintf(res->message, sizeof(res->message), "runs in %s mode only",
-			 fsim_mode_name(opts->mode == FSIM_MODE_RFC ? FSIM_MODE_LEGACY
-								     : FSIM_MODE_RFC));
+		modes_text(sc->modes, res->message, sizeof(res->message));
 		return false;
 	}
 	if (fsim_ctx_create(opts->mode, &sc->arch, &r->ctx)) {
@@ -1046,54 +1069,90 @@ static void collect_values(struct run *r, struct values *v)
 	}
 }
 
+/* One value after a statement, in each of the compared modes. */
 typedef void (*diff_fn)(void *arg, const struct stmt *st, const char *key,
-			const char *legacy, const char *rfc);
+			const char *const *vals);
 
-/* Runs scenario i in both modes in lockstep, calling fn for every value
- * that differs after a statement.  0, or -1 if a statement failed (the
- * message is in err). */
-static int lockstep(const struct fsim_script *script, size_t i, diff_fn fn,
+/* The runs of one lockstep: a run, its result and its values per mode. */
+struct lane {
+	struct fsim_run_options opts;
+	struct fsim_result res;
+	struct run run;
+	struct values *vals;
+};
+
+static bool lanes_differ(struct lane *ln, size_t n, size_t j)
+{
+	size_t m;
+
+	for (m = 1; m < n; m++)
+		if (j >= ln[m].vals->n || strcmp(ln[0].vals->key[j], ln[m].vals->key[j]))
+			return false;	/* not the same value: not comparable */
+	for (m = 1; m < n; m++)
+		if (strcmp(ln[0].vals->val[j], ln[m].vals->val[j]))
+			return true;
+	return false;
+}
+
+/* Runs scenario i in the @n modes in lockstep, calling fn for every value
+ * that differs between them after a statement.  0, or -1 if a statement
+ * failed (the message is in err). */
+static int lockstep(const struct fsim_script *script, size_t i,
+		    const enum fsim_mode *modes, size_t n, diff_fn fn,
 		    void *arg, char *err, size_t errlen, bool *ran)
 {
-	struct fsim_run_options ol = { FSIM_MODE_LEGACY, NULL, false };
-	struct fsim_run_options orf = { FSIM_MODE_RFC, NULL, false };
-	struct fsim_result rl, rr;
-	struct run legacy, rfc;
-	static struct values vl, vr;
-	size_t k, j;
+	struct lane ln[FSIM_NR_MODES];
+	const char *vals[FSIM_NR_MODES];
+	size_t k, j, m, begun = 0;
 	int status = 0;
 
 	*ran = false;
-	if (!run_begin(&legacy, script, i, &ol, &rl)) {
-		snprintf(err, errlen, "%s", rl.message);
-		return rl.outcome == FSIM_FAIL ? -1 : 0;
-	}
-	if (!run_begin(&rfc, script, i, &orf, &rr)) {
-		run_end(&legacy);
-		snprintf(err, errlen, "%s", rr.message);
-		return rr.outcome == FSIM_FAIL ? -1 : 0;
+	memset(ln, 0, sizeof(ln));
+	for (m = 0; m < n; m++) {
+		ln[m].opts.mode = modes[m];
+		ln[m].vals = malloc(sizeof(*ln[m].vals));
+		if (!ln[m].vals) {
+			snprintf(err, errlen, "out of memory");
+			status = -1;
+			goto out;
+		}
+		if (!run_begin(&ln[m].run, script, i, &ln[m].opts, &ln[m].res)) {
+			snprintf(err, errlen, "%s", ln[m].res.message);
+			status = ln[m].res.outcome == FSIM_FAIL ? -1 : 0;
+			goto out;
+		}
+		ln[m].run.skip_expects = true;
+		begun++;
 	}
 	*ran = true;
-	legacy.skip_expects = rfc.skip_expects = true;
-	for (k = 0; k < script->sc[i].nstmts; k++) {
+	for (k = 0; k < script->sc[i].nstmts && !status; k++) {
 		const struct stmt *st = &script->sc[i].stmts[k];
 
 		if (st->kind == ST_EXPECT || st->kind == ST_MODE || st->kind == ST_ARCH)
 			continue;
-		if (!run_statement(&legacy, st) || !run_statement(&rfc, st)) {
-			snprintf(err, errlen, "%s", rl.outcome == FSIM_FAIL ? rl.message
-									: rr.message);
-			status = -1;
-			break;
+		for (m = 0; m < n && !status; m++) {
+			if (!run_statement(&ln[m].run, st)) {
+				snprintf(err, errlen, "%s", ln[m].res.message);
+				status = -1;
+			}
 		}
-		collect_values(&legacy, &vl);
-		collect_values(&rfc, &vr);
-		for (j = 0; j < vl.n && j < vr.n; j++)
-			if (strcmp(vl.val[j], vr.val[j]) && !strcmp(vl.key[j], vr.key[j]))
-				fn(arg, st, vl.key[j], vl.val[j], vr.val[j]);
+		if (status)
+			break;
+		for (m = 0; m < n; m++)
+			collect_values(&ln[m].run, ln[m].vals);
+		for (j = 0; j < ln[0].vals->n; j++) {
+			if (!lanes_differ(ln, n, j))
+				continue;
+			for (m = 0; m < n; m++)
+				vals[m] = ln[m].vals->val[j];
+			fn(arg, st, ln[0].vals->key[j], vals);
+		}
 	}
-	run_end(&legacy);
-	run_end(&rfc);
+out:
+	for (m = 0; m < begun; m++)
+		run_end(&ln[m].run);
+	for (m = 0; m < n; m++)
+		free(ln[m].vals);
 	return status;
 }
 
@@ -1132,7 +1191,7 @@ struct diff_print {
 };
 
 static void print_diff(void *arg, const struct stmt *st, const char *key,
-		       const char *legacy, const char *rfc)
+		       const char *const *vals)
 {
 	struct diff_print *d = arg;
 	char text[256];
@@ -1142,20 +1201,31 @@ static void print_diff(void *arg, const struct stmt *st, const char *key,
 		fprintf(d->out, "%s\n", text);
 		d->last = st;
 	}
-	fprintf(d->out, "      %-40s %12s | %s\n", key, legacy, rfc);
+	fprintf(d->out, "      %-40s %12s | %s\n", key, vals[0], vals[1]);
 	d->shown++;
 }
 
 int fsim_script_diff(const struct fsim_script *script, size_t i, FILE *out)
 {
+	return fsim_script_diff_modes(script, i, FSIM_MODE_LEGACY, FSIM_MODE_RFC,
+				      out);
+}
+
+int fsim_script_diff_modes(const struct fsim_script *script, size_t i,
+			   enum fsim_mode from, enum fsim_mode to, FILE *out)
+{
 	struct diff_print d = { out, script, NULL, 0 };
+	const enum fsim_mode modes[2] = { from, to };
 	char err[512] = "";
 	bool ran;
 	int status;
 
-	fprintf(out, "scenario %s: values that differ, legacy (6.12) | rfc\n",
-		script->sc[i].name);
-	status = lockstep(script, i, print_diff, &d, err, sizeof(err), &ran);
+	if (i >= script->n || (unsigned int)from >= FSIM_NR_MODES ||
+	    (unsigned int)to >= FSIM_NR_MODES)
+		return -1;
+	fprintf(out, "scenario %s: values that differ, %s | %s\n",
+		script->sc[i].name, fsim_mode_label(from), fsim_mode_label(to));
+	status = lockstep(script, i, modes, 2, print_diff, &d, err, sizeof(err), &ran);
 	if (!ran)
 		fprintf(out, "  %s\n", err);
 	else if (status)
@@ -1204,10 +1274,37 @@ static int numeric(const char *v, long long *out)
 	return *v && !*end;
 }
 
+/* Where a difference between 6.12 and the RFC comes from: the base tree
+ * (base already reads the RFC's value), the 13 patches (base still reads
+ * 6.12's), or both (base reads a third value). */
+static const char *attribute(const char *legacy, const char *base,
+			     const char *rfc, struct fsim_report_totals *t,
+			     int reader)
+{
+	const bool base_moved = strcmp(legacy, base) != 0;
+	const bool series_moved = strcmp(base, rfc) != 0;
+
+	if (!strcmp(legacy, rfc))
+		return base_moved ? "base only" : "";
+	if (base_moved && !series_moved) {
+		if (reader >= 0)
+			t->from_base[reader]++;
+		return "base tree";
+	}
+	if (reader >= 0) {
+		if (base_moved)
+			t->from_both[reader]++;
+		else
+			t->from_series[reader]++;
+	}
+	return base_moved ? "both" : "series";
+}
+
 static void report_row(void *arg, const struct stmt *st, const char *key,
-		       const char *legacy, const char *rfc)
+		       const char *const *vals)
 {
 	struct report *rp = arg;
+	const char *legacy = vals[0], *base = vals[1], *rfc = vals[2], *from;
 	long long l, r;
 	int reader = reader_of(key);
 	char text[256];
@@ -1221,6 +1318,9 @@ static void report_row(void *arg, const struct stmt *st, const char *key,
 			rp->totals->scenarios[reader][dir]++;
 		}
 	}
+	from = attribute(legacy, base, rfc, rp->totals,
+			 reader >= 0 && numeric(legacy, &l) && numeric(rfc, &r) ?
+			 reader : -1);
 	if (rp->rows >= rp->max_rows) {
 		rp->hidden++;
 		return;
@@ -1239,12 +1339,13 @@ static void report_row(void *arg, const struct stmt *st, const char *key,
 				t++;
 			while (*t == ' ')
 				t++;
-			fprintf(rp->out, "| %u: `%s` | %s | %s | %s |\n", line, t, key,
-				legacy, rfc);
+			fprintf(rp->out, "| %u: `%s` | %s | %s | %s | %s | %s |\n", line,
+				t, key, legacy, base, rfc, from);
 		}
 		rp->last = st;
 	} else {
-		fprintf(rp->out, "| | %s | %s | %s |\n", key, legacy, rfc);
+		fprintf(rp->out, "| | %s | %s | %s | %s | %s |\n", key, legacy, base,
+			rfc, from);
 	}
 	rp->rows++;
 }
@@ -1252,32 +1353,38 @@ static void report_row(void *arg, const struct stmt *st, const char *key,
 int fsim_script_report(const struct fsim_script *script, size_t i, FILE *out,
 		       struct fsim_report_totals *totals)
 {
+	enum fsim_mode modes[FSIM_NR_MODES];
 	struct report rp;
 	char err[512] = "";
 	bool ran;
 	int status;
+	unsigned int m;
 
+	for (m = 0; m < FSIM_NR_MODES; m++)
+		modes[m] = fsim_mode_at(m);	/* the columns: legacy, base, rfc */
 	memset(&rp, 0, sizeof(rp));
 	rp.out = out;
 	rp.script = script;
 	rp.max_rows = 40;
 	rp.totals = totals;
 	fprintf(out, "### %s\n\n", script->sc[i].name);
-	fprintf(out, "| step | value | 6.12 | RFC |\n|---|---|---|---|\n");
-	status = lockstep(script, i, report_row, &rp, err, sizeof(err), &ran);
+	fprintf(out, "| step | value | 6.12 | base | RFC | from |\n"
+		"|---|---|---|---|---|---|\n");
+	status = lockstep(script, i, modes, FSIM_NR_MODES, report_row, &rp,
+			  err, sizeof(err), &ran);
 	if (!ran) {
-		fprintf(out, "| | (%s) | | |\n", err);
+		fprintf(out, "| | (%s) | | | | |\n", err);
 	} else if (status) {
-		fprintf(out, "| | (stopped: %s) | | |\n", err);
+		fprintf(out, "| | (stopped: %s) | | | | |\n", err);
 	} else if (!rp.rows) {
-		fprintf(out, "| | no user-visible value differs | | |\n");
+		fprintf(out, "| | no user-visible value differs | | | | |\n");
 	}
 	if (rp.hidden)
-		fprintf(out, "| | ... %zu more differing values | | |\n", rp.hidden);
+		fprintf(out, "| | ... %zu more differing values | | | | |\n", rp.hidden);
 	fprintf(out, "\n");
 	if (ran)
 		totals->scenarios_run++;
-	if (rp.rows)
+	if (rp.rows || rp.hidden)
 		totals->scenarios_differing++;
 	return status;
 }

@@ -151,10 +151,15 @@ typedef void (*fsim_sched_hook_t)(void *arg, const char *where);
 FSIM_API void fsim_ctx_set_sched_hook(struct fsim_ctx *ctx, fsim_sched_hook_t hook,
 			     void *arg);
 
+/** The @i-th mode in kernel order (0 legacy, 1 base, 2 rfc); FSIM_NR_MODES
+ *  past the last. */
+FSIM_API enum fsim_mode fsim_mode_at(unsigned int i);
 /** The mode named @name ("legacy", "base", "rfc"): 0 or -EINVAL. */
 FSIM_API int fsim_mode_from_name(const char *name, enum fsim_mode *out);
 /** Name of a mode ("legacy", "base", "rfc"), level ("pte", ...), kind, stat. */
 FSIM_API const char *fsim_mode_name(enum fsim_mode mode);
+/** "legacy (6.12)", "base (6.12 + prep)", "rfc": the mode and its tree. */
+FSIM_API const char *fsim_mode_label(enum fsim_mode mode);
 FSIM_API const char *fsim_level_name(enum fsim_level level);
 FSIM_API const char *fsim_kind_name(enum fsim_kind kind);
 FSIM_API const char *fsim_stat_name(enum fsim_stat stat);

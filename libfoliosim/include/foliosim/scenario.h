@@ -115,6 +115,11 @@ FSIM_API void fsim_script_run(const struct fsim_script *script, size_t i,
  *  prints, after each statement, the user-visible values that differ
  *  between legacy and rfc.  0, or -1 if a statement failed. */
 FSIM_API int fsim_script_diff(const struct fsim_script *script, size_t i, FILE *out);
+/** The same between any two modes (e.g. base to rfc: what the 13 patches
+ *  change on their own base tree). */
+FSIM_API int fsim_script_diff_modes(const struct fsim_script *script, size_t i,
+				    enum fsim_mode from, enum fsim_mode to,
+				    FILE *out);
 
 /** The /proc readers the report sums up, and how often the RFC shows a
  *  lower [0] or higher [1] value than 6.12. */
@@ -122,10 +127,15 @@ FSIM_API int fsim_script_diff(const struct fsim_script *script, size_t i, FILE *
 struct fsim_report_totals {
 	unsigned long changes[FSIM_READERS][2];		/* differing values */
 	unsigned long scenarios[FSIM_READERS][2];	/* scenarios with one */
+	/* Of the values where 6.12 and the RFC differ: base already reads the
+	 * RFC's value, base still reads 6.12's, base reads a third value. */
+	unsigned long from_base[FSIM_READERS], from_series[FSIM_READERS];
+	unsigned long from_both[FSIM_READERS];
 	unsigned long scenarios_run, scenarios_differing;
 };
-/** A Markdown table of the values that differ between 6.12 and the RFC
- *  after each step of scenario @i; adds to @totals. */
+/** A Markdown table of the values that differ between 6.12, the base tree
+ *  and the RFC after each step of scenario @i, with where each difference
+ *  comes from (base tree, series, both); adds to @totals. */
 FSIM_API int fsim_script_report(const struct fsim_script *script, size_t i,
 				FILE *out, struct fsim_report_totals *totals);
 FSIM_API const char *fsim_report_reader_name(int reader);
