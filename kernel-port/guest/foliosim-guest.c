@@ -4,7 +4,7 @@
  * real system calls and checks every `expect` against what the running
  * kernel shows in /proc and sysfs.
  *
- *   foliosim-guest [--mode legacy|rfc] [--verbose]
+ *   foliosim-guest [--mode legacy|base|rfc] [--verbose]
  *                  [--gfuzz STEPS [--gfuzz-seed SEED]] FILE...
  *
  * --gfuzz then runs the differential fuzzer of gfuzz.c for STEPS random
@@ -791,17 +791,9 @@ static void settle_anon_pages(void)
 	}
 }
 
-/*
- * The kernel carries the prep series' COW reuse of PTE-mapped THPs
- * (upstream 1da190f4d0a6, foliosim.kfeatures=cow_reuse_pte_thp): a write
- * fault keeps a large folio that one mm maps alone, where 6.12 (legacy
- * mode) copies the page.
- */
-static bool kfeat_cow_reuse;
-
 /* After a fault: the kernel's folio orders against the model's. */
 static bool check_orders(struct scenario_run *s, struct cproc *p, const char *region,
-			 uint64_t off, uint64_t len, bool write)
+			 uint64_t off, uint64_t len)
 {
 	struct cregion *r = find_cregion(p, region);
 	uint64_t o;
@@ -820,11 +812,6 @@ static bool check_orders(struct scenario_run *s, struct cproc *p, const char *re
 			return fail(s, FSIM_SKIP, "the kernel fell back to an order-%d folio "
 				    "at %s %s+%#llx (asked for order %d)", k, p->name, region,
 				    (unsigned long long)o, m);
-		if (write && k > m && kfeat_cow_reuse && s->mode == FSIM_MODE_LEGACY)
-			return fail(s, FSIM_SKIP, "the kernel reused its order-%d folio on the "
-				    "write fault at %s %s+%#llx (prep series: COW reuse of "
-				    "PTE-mapped THP); legacy mode models 6.12, which copies",
-				    k, p->name, region, (unsigned long long)o);
 		return fail(s, FSIM_FAIL, "folio order at %s %s+%#llx: kernel %d, model %d",
 			    p->name, region, (unsigned long long)o, k, m);
 	}
@@ -899,7 +886,7 @@ static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_view *v
 		if (!strcmp(verb, "touch") || !strcmp(verb, "read")) {
 			err = fsim_process_access(p->model, region, off, len, verb[0] == 't');
 			if (!err)
-				return check_orders(s, p, region, off, len, verb[0] == 't');
+				return check_orders(s, p, region, off, len);
 		} else if (!strcmp(verb, "munmap")) {
 			err = fsim_process_munmap(p->model, region, off, len);
 		} else {
@@ -1192,6 +1179,20 @@ static int run_scenario(struct scenario_run *s)
 	return s->outcome;
 }
 
+/* The mode named at @s + @skip (up to a blank); legacy if none or unknown. */
+static enum fsim_mode mode_named(const char *s, size_t skip)
+{
+	enum fsim_mode mode;
+	char name[16];
+
+	if (!s || sscanf(s + skip, "%15[a-z]", name) != 1 ||
+	    fsim_mode_from_name(name, &mode))
+		return fsim_mode_at(0);
+	return mode;
+}
+
+/* run-guest passes the model's mode as foliosim.mode= (the kernel's own by
+ * default: legacy on 6.12, base on the prep part, rfc on the series). */
 static enum fsim_mode mode_from_cmdline(void)
 {
 	char buf[4096] = "";
@@ -1202,9 +1203,7 @@ static enum fsim_mode mode_from_cmdline(void)
 			buf[0] = '\0';
 		fclose(f);
 	}
-	/* run-guest names what the kernel's series changes for userspace. */
-	kfeat_cow_reuse = strstr(buf, "cow_reuse_pte_thp") != NULL;
-	return strstr(buf, "foliosim.mode=rfc") ? FSIM_MODE_RFC : FSIM_MODE_LEGACY;
+	return mode_named(strstr(buf, "foliosim.mode="), strlen("foliosim.mode="));
 }
 
 int main(int argc, char **argv)
@@ -1232,7 +1231,10 @@ int main(int argc, char **argv)
 	}
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
-			mode = !strcmp(argv[++i], "rfc") ? FSIM_MODE_RFC : FSIM_MODE_LEGACY;
+			if (fsim_mode_from_name(argv[++i], &mode)) {
+				fprintf(stderr, "foliosim-guest: unknown mode '%s'\n", argv[i]);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "--verbose")) {
 			verbose = true;
 		} else if (!strcmp(argv[i], "--gfuzz") && i + 1 < argc) {
@@ -1240,7 +1242,7 @@ int main(int argc, char **argv)
 		} else if (!strcmp(argv[i], "--gfuzz-seed") && i + 1 < argc) {
 			gfuzz_seed = strtoull(argv[++i], NULL, 0);
 		} else {
-			fprintf(stderr, "usage: foliosim-guest [--mode legacy|rfc] [--verbose] "
+			fprintf(stderr, "usage: foliosim-guest [--mode legacy|base|rfc] [--verbose] "
 				"[--gfuzz STEPS [--gfuzz-seed SEED]] FILE...\n");
 			return 2;
 		}

@@ -137,6 +137,24 @@ expected_kunit_suites() {
     return 0
 }
 
+# The accounting mode of the kernel that KP_SERIES_UNTIL and config variant $1
+# build, as libfoliosim names it: pristine 6.12 = legacy, the prep part =
+# base (the RFC's base tree, CONFIG_PAGE_MAPCOUNT=y), any config with
+# CONFIG_NO_PAGE_MAPCOUNT=y or any tree with the rfc part = rfc.
+kernel_mode() {
+    local variant="${1:-}"
+    if [ -n "$variant" ] &&
+       grep -q '^CONFIG_NO_PAGE_MAPCOUNT=y' "$KP_DIR/config/variants/$variant.config" 2>/dev/null; then
+        echo rfc
+    elif series_applied_parts | grep -qx rfc; then
+        echo rfc
+    elif series_applied_parts | grep -qx prep; then
+        echo base
+    else
+        echo legacy
+    fi
+}
+
 # Check a --series-until value and export it for the scripts we call.
 set_series_until() {
     local want="$1"

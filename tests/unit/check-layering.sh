@@ -1,0 +1,49 @@
+#!/bin/sh
+# The library's layering, checked on its object files (docs/model.md):
+#  1. no call cycle among the files of libfoliosim/src: file A depends on
+#     file B when A uses a symbol (function or table) that B defines; the
+#     graph of those edges must sort topologically (tsort finds any loop);
+#  2. no mode test outside the back ends and the context that picks them:
+#     at most 3 comparisons with an FSIM_MODE_ constant in the other files
+#     of libfoliosim/src and libfoliosim/cli (the budget; today 0).
+#
+#   check-layering.sh SRC-DIR OBJECT...
+set -eu
+src=$1
+shift
+[ $# -gt 0 ] || { echo "check-layering: no object files given" >&2; exit 2; }
+command -v nm >/dev/null || { echo "check-layering: nm not found (binutils)" >&2; exit 2; }
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+for o in "$@"; do
+	f=$(basename "$o" .o)
+	f=${f%.c}
+	nm --defined-only -g "$o" | awk -v f="$f" 'NF == 3 { print $3, f }' >> "$tmp/defs"
+	nm -u "$o" | awk -v f="$f" '{ print f, $NF }' >> "$tmp/uses"
+done
+sort -u "$tmp/defs" > "$tmp/defs.s"
+# "user symbol" joined with "symbol definer" -> "user definer"
+sort -k2,2 "$tmp/uses" | join -1 2 -2 1 - "$tmp/defs.s" |
+	awk '$2 != $3 { print $2, $3 }' | sort -u > "$tmp/edges"
+files=$(awk '{ print $2 }' "$tmp/defs.s" | sort -u | wc -l)
+edges=$(wc -l < "$tmp/edges")
+if ! tsort "$tmp/edges" > /dev/null 2> "$tmp/loop"; then
+	echo "FAIL: the library's files call each other in a cycle:"
+	cat "$tmp/loop"
+	echo "edges (user -> definer):"
+	cat "$tmp/edges"
+	exit 1
+fi
+echo "ok: $files files, $edges dependencies, no cycle"
+
+tests=$(grep -nE '(==|!=)[[:space:]]*FSIM_MODE_|FSIM_MODE_[A-Z]+[[:space:]]*(==|!=)|case[[:space:]]+FSIM_MODE_' \
+	"$src"/src/*.c "$src"/cli/*.c | grep -v -e '/backend_[a-z]*\.c:' -e '/ctx\.c:' || true)
+n=$(printf '%s' "$tests" | grep -c . || true)
+if [ "$n" -gt 3 ]; then
+	echo "FAIL: $n mode tests outside the back ends (at most 3):"
+	echo "$tests"
+	exit 1
+fi
+echo "ok: $n mode tests outside the back ends and ctx.c"
+[ -z "$tests" ] || echo "$tests"
