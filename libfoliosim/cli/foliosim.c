@@ -335,6 +335,7 @@ static const char kunit_gen_usage[] =
 #define KG_FORMAT 1
 #define KG_PROCESS_REASON "process-level scenario, the guest runner replays it"
 #define KG_BASE_REASON "runs in base mode only, which no KUnit kernel builds"
+#define KG_HUGETLB_REASON "hugetlb folios: the KUnit executor allocates buddy folios only"
 
 enum kg_kind {
 	KG_MM, KG_MMDROP, KG_FOLIO, KG_NEW_ANON, KG_ADD, KG_REMOVE, KG_DUP,
@@ -877,6 +878,19 @@ static bool kg_stmt(struct kg_gen *g, const struct fsim_stmt_view *v, struct kg_
 	return true;
 }
 
+/* Does scenario @i declare a hugetlb folio? */
+static bool kg_has_hugetlb(const struct fsim_script *s, size_t i)
+{
+	size_t k, n = fsim_script_statements(s, i);
+	struct fsim_stmt_view v;
+
+	for (k = 0; k < n; k++)
+		if (!fsim_script_statement(s, i, k, &v) && !strcmp(v.keyword, "folio") &&
+		    v.nwords > 2 && !strcmp(v.words[2], "hugetlb"))
+			return true;
+	return false;
+}
+
 static const char *kg_basename(const char *path)
 {
 	const char *b = strrchr(path, '/');
@@ -910,6 +924,10 @@ static bool kg_scenario(const struct fsim_script *s, size_t i, struct kg_scn *sc
 	}
 	if (fsim_script_has_processes(s, i)) {
 		sc->skip = KG_PROCESS_REASON;
+		return true;
+	}
+	if (kg_has_hugetlb(s, i)) {
+		sc->skip = KG_HUGETLB_REASON;
 		return true;
 	}
 	sc->st = kg_alloc(NULL, n, sizeof(*sc->st));

@@ -59,6 +59,8 @@ struct fsim_backend {
 	int (*precise_page_mapcount)(const struct fsim_folio *f,
 				     unsigned long page);
 	bool has_mm_slots;		/* _mm_ids and _mm_id_mapcount[2] */
+	/* hugetlb mappings count in _entire_mapcount (until 11/13) */
+	bool hugetlb_entire_mapcount;
 
 	/* --- what /proc shows (fs/proc/page.c, fs/proc/task_mmu.c) -------- */
 	uint64_t (*kpagecount)(const struct fsim_folio *f, unsigned long page);

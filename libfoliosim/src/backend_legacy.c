@@ -71,6 +71,7 @@ const struct fsim_backend fsim_backend_legacy = {
 	.nr_pages_mapped = pm_nr_pages_mapped,
 	.precise_page_mapcount = pm_precise_page_mapcount,
 	.has_mm_slots = false,
+	.hugetlb_entire_mapcount = true,
 	.kpagecount = pm_kpagecount,
 	.pagemap_exclusive = pm_pagemap_exclusive,
 	.numa_mapmax = pm_numa_mapmax,

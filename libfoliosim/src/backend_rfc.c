@@ -166,8 +166,7 @@ static void rfc_dup(struct fsim_folio *f, struct fsim_mm *dst,
 
 static unsigned long rfc_average_page_mapcount(const struct fsim_folio *f)
 {
-	return average_page_mapcount(atomic_long_read(&f->total_mapped_pages),
-				     f->order);
+	return average_page_mapcount(folio_total_mapped_pages(f), f->order);
 }
 
 /* get_kpage_count() of 03/13: folio_average_page_mapcount() */
@@ -183,7 +182,7 @@ static uint64_t rfc_kpagecount(const struct fsim_folio *f, unsigned long page)
 static bool rfc_pagemap_exclusive(const struct fsim_folio *f, unsigned long page)
 {
 	(void)page;
-	if (!folio_test_large(f) || folio_mapcount(f) <= 1)
+	if (!folio_test_large(f) || f->hugetlb || folio_mapcount(f) <= 1)
 		return folio_mapcount(f) <= 1;
 	return !mm_ids_maybe_mapped_shared(f);
 }
@@ -261,6 +260,7 @@ const struct fsim_backend fsim_backend_rfc = {
 	.nr_pages_mapped = NULL,
 	.precise_page_mapcount = NULL,
 	.has_mm_slots = true,
+	.hugetlb_entire_mapcount = false,
 	.kpagecount = rfc_kpagecount,
 	.pagemap_exclusive = rfc_pagemap_exclusive,
 	.numa_mapmax = rfc_numa_mapmax,

@@ -135,7 +135,8 @@ int fsim_check_folio(const struct fsim_folio *f, struct fsim_violation *v)
 			      (unsigned long long)fsim_folio_total_mapped_pages(f),
 			      (unsigned long long)t.pages);
 	if (folio_test_large(f)) {
-		err = folio_ops(f)->check_large(f, &t, v);
+		err = f->hugetlb ? hugetlb_check(f, &t, v)
+				 : folio_ops(f)->check_large(f, &t, v);
 		if (err)
 			return err;
 	}
@@ -162,7 +163,7 @@ static void implied_stats(const struct fsim_folio *f, const struct truth *t,
 				f->order == f->ctx->arch.pmd_order;
 	int64_t mapped;
 
-	if (!t->entries)
+	if (!t->entries || f->hugetlb)	/* no node statistic counts hugetlb */
 		return;
 	if (!folio_test_large(f))
 		mapped = (int64_t)nr;

@@ -63,6 +63,27 @@ int fsim_folio_create(struct fsim_ctx *ctx, unsigned int order,
 	return 0;
 }
 
+/* alloc_hugetlb_folio() of a PMD- or PUD-sized hstate; hugetlbfs pages are
+ * page cache (anon: MAP_PRIVATE copies). */
+int fsim_folio_create_hugetlb(struct fsim_ctx *ctx, unsigned int order,
+			      enum fsim_kind kind, struct fsim_folio **out)
+{
+	int err;
+
+	if (!ctx || !out || kind == FSIM_KIND_SHMEM ||
+	    (order != ctx->arch.pmd_order && order != ctx->arch.pud_order))
+		return -EINVAL;
+	err = fsim_folio_create(ctx, order, kind, out);
+	if (!err)
+		(*out)->hugetlb = true;
+	return err;
+}
+
+bool fsim_folio_test_hugetlb(const struct fsim_folio *f)
+{
+	return f->hugetlb;
+}
+
 /* The free-time checks of free_tail_page_prepare()/free_page_is_bad(). */
 int folio_free_checks(const struct fsim_folio *f, struct fsim_violation *v)
 {
@@ -155,9 +176,7 @@ bool fsim_folio_mapped(const struct fsim_folio *f)
  * the whole folio and every other entry is a PTE. */
 uint64_t fsim_folio_total_mapped_pages(const struct fsim_folio *f)
 {
-	if (!folio_test_large(f))
-		return (uint64_t)folio_mapcount(f);
-	return folio_ops(f)->total_mapped_pages(f);
+	return folio_total_mapped_pages(f);
 }
 
 /* folio_average_page_mapcount() of 13/13 (fs/proc/internal.h) */
@@ -172,7 +191,7 @@ bool fsim_folio_maybe_mapped_shared(const struct fsim_folio *f)
 	const int mapcount = folio_mapcount(f);
 
 	/* Only partially-mappable folios require more care. */
-	if (!folio_test_large(f))
+	if (!folio_test_large(f) || f->hugetlb)
 		return mapcount > 1;
 	/* A single mapping implies "mapped exclusively". */
 	if (mapcount <= 1)

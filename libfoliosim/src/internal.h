@@ -146,6 +146,7 @@ struct fsim_folio {
 	struct fsim_ctx *ctx;
 	unsigned int order;
 	enum fsim_kind kind;
+	bool hugetlb;			/* folio_test_hugetlb() */
 	struct fsim_folio *prev, *next;	/* ctx->folios */
 
 	/* _refcount, 64 bits wide: the model does not reproduce refcount
@@ -272,6 +273,14 @@ void anon_exclusive_set_range(struct fsim_folio *f, unsigned long page,
 /* folio.c */
 int folio_free_checks(const struct fsim_folio *f, struct fsim_violation *v);
 
+/* hugetlb.c: the hugetlb rmap functions of include/linux/rmap.h, which
+ * every tree keeps apart from the large-folio paths. */
+enum fsim_level hugetlb_level(const struct fsim_folio *f);
+void hugetlb_add_new_anon_rmap(struct fsim_folio *f, bool exclusive);
+void hugetlb_add_rmap(struct fsim_folio *f);
+void hugetlb_remove_rmap(struct fsim_folio *f);
+void hugetlb_dup_rmap(struct fsim_folio *f);
+
 /* Entries and pages recomputed from the oracle's segments, per level
  * (check.c), handed to the back ends' invariant checks. */
 struct truth {
@@ -309,5 +318,20 @@ static inline void note_transition(struct fsim_folio *f, const char *invariant,
 }
 
 #include "backend.h"
+
+/* folio_total_mapped_pages() of 13/13 with fixes/0001: small folios count
+ * their mapcount, hugetlb folios are only mapped entirely (mapcount <<
+ * order in every tree), other large folios ask the back end. */
+static inline uint64_t folio_total_mapped_pages(const struct fsim_folio *f)
+{
+	if (!folio_test_large(f))
+		return (uint64_t)folio_mapcount(f);
+	if (f->hugetlb)
+		return (uint64_t)folio_mapcount(f) << f->order;
+	return folio_ops(f)->total_mapped_pages(f);
+}
+
+int hugetlb_check(const struct fsim_folio *f, const struct truth *t,
+		  struct fsim_violation *v);
 
 #endif /* FOLIOSIM_INTERNAL_H */

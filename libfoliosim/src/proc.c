@@ -10,9 +10,13 @@ uint64_t fsim_kpagecount(const struct fsim_folio *f, unsigned long page)
 	return folio_ops(f)->kpagecount(f, page);
 }
 
-/* pte_to_pagemap_entry()/pagemap_pmd_range(): PM_MMAP_EXCLUSIVE */
+/* pte_to_pagemap_entry()/pagemap_pmd_range(): PM_MMAP_EXCLUSIVE;
+ * pagemap_hugetlb_range() asks folio_likely/maybe_mapped_shared() in
+ * every tree. */
 bool fsim_pagemap_exclusive(const struct fsim_folio *f, unsigned long page)
 {
+	if (f->hugetlb)
+		return !fsim_folio_maybe_mapped_shared(f);
 	return folio_ops(f)->pagemap_exclusive(f, page);
 }
 
@@ -31,6 +35,13 @@ void fsim_smaps_account(const struct fsim_folio *f, enum fsim_level level,
 	const unsigned long nr = 1ul << level_order(&f->ctx->arch, level);
 	const uint64_t size = (uint64_t)nr << f->ctx->arch.page_shift;
 
+	if (f->hugetlb) {	/* smaps_hugetlb_range() */
+		if (fsim_folio_maybe_mapped_shared(f))
+			mss->shared_hugetlb += size;
+		else
+			mss->private_hugetlb += size;
+		return;
+	}
 	if (folio_test_anon(f))
 		mss->anonymous += size;
 	mss->resident += size;

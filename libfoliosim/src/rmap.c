@@ -62,6 +62,10 @@ static int check_range(const struct fsim_folio *f, enum fsim_level level,
 		return -EINVAL;
 	if ((page & align) || (nr & align))
 		return -EINVAL;
+	/* hugetlb: one entry of the hstate's size maps the whole folio */
+	if (f->hugetlb)
+		return level == hugetlb_level(f) && !page && nr == folio_nr_pages(f) ?
+		       0 : -EINVAL;
 	/* 6.12 and the base tree: a PMD (PUD) maps a whole folio of its size */
 	if (!folio_ops(f)->level_allowed(f, level, page, nr))
 		return -EINVAL;
@@ -170,8 +174,12 @@ int fsim_folio_add_new_anon_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 	if (err)
 		return err;
 
-	folio_ops(f)->add_new_anon(f, mm, exclusive);
-	f->counted_nr_anon = true;	/* __folio_set_anon() */
+	if (f->hugetlb) {
+		hugetlb_add_new_anon_rmap(f, exclusive);
+	} else {
+		folio_ops(f)->add_new_anon(f, mm, exclusive);
+		f->counted_nr_anon = true;	/* __folio_set_anon() */
+	}
 	take_refs(f, mm, (long)(nr >> level_order(arch, level)));
 	return 0;
 }
@@ -223,7 +231,10 @@ static int add_rmap(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level le
 	if (err)
 		return err;
 
-	folio_ops(f)->add(f, mm, level, page, nr);
+	if (f->hugetlb)
+		hugetlb_add_rmap(f);
+	else
+		folio_ops(f)->add(f, mm, level, page, nr);
 	if (exclusive)
 		anon_exclusive_set_range(f, page, nr, 1ul << lorder, true);
 	take_refs(f, mm, (long)(nr >> lorder));
@@ -278,7 +289,10 @@ int fsim_folio_remove_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 		return err;
 
 	flag_before = atomic_load(&f->partially_mapped);
-	folio_ops(f)->remove(f, mm, level, page, nr);
+	if (f->hugetlb)
+		hugetlb_remove_rmap(f);
+	else
+		folio_ops(f)->remove(f, mm, level, page, nr);
 	put_refs(f, mm, (long)(nr >> lorder));
 	check_removal(f, flag_before, before.covered);
 	return 0;
@@ -315,7 +329,10 @@ static int dup_rmap(struct fsim_folio *f, struct fsim_mm *dst, struct fsim_mm *s
 	if (err)
 		return err;
 
-	folio_ops(f)->dup(f, dst, level, page, nr);
+	if (f->hugetlb)
+		hugetlb_dup_rmap(f);
+	else
+		folio_ops(f)->dup(f, dst, level, page, nr);
 	take_refs(f, dst, (long)(nr >> lorder));
 	return 0;
 }

@@ -666,10 +666,12 @@ static bool parse_statement(struct parser *p, char **tok, size_t ntok,
 	if (st->kind == ST_FOLIO) {
 		const char *k = st->words[1];
 		bool shm = st->nwords == 3 && !strcmp(st->words[2], "shmem");
+		bool htlb = st->nwords == 3 && !strcmp(st->words[2], "hugetlb");
 
 		if ((strcmp(k, "anon") && strcmp(k, "file") && strcmp(k, "shmem")) ||
-		    (st->nwords == 3 && (!shm || strcmp(k, "file"))))
-			return perr(p, "usage: folio F order=N anon|file [shmem]");
+		    (st->nwords == 3 && !((shm && !strcmp(k, "file")) ||
+					  (htlb && strcmp(k, "shmem")))))
+			return perr(p, "usage: folio F order=N anon|file [shmem|hugetlb]");
 	}
 	if (st->kind == ST_PROCESS)
 		p->cur->has_processes = true;

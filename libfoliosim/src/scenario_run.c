@@ -193,11 +193,14 @@ static int exec_rmap(struct run *r, const struct stmt *st, struct fsim_folio **t
 	}
 	case ST_FOLIO: {
 		const char *k = st->words[1];
+		const bool hugetlb = st->nwords == 3 && !strcmp(st->words[2], "hugetlb");
 		enum fsim_kind kind = !strcmp(k, "anon") ? FSIM_KIND_ANON :
-				      !strcmp(k, "shmem") || st->nwords == 3 ?
+				      !strcmp(k, "shmem") || (st->nwords == 3 && !hugetlb) ?
 				      FSIM_KIND_SHMEM : FSIM_KIND_FILE;
+		const unsigned int order = (unsigned int)num(st, "order", 0);
 
-		err = fsim_folio_create(r->ctx, (unsigned int)num(st, "order", 0), kind, &f);
+		err = hugetlb ? fsim_folio_create_hugetlb(r->ctx, order, kind, &f)
+			      : fsim_folio_create(r->ctx, order, kind, &f);
 		if (!err && !declare(r, st->words[0], SYM_FOLIO, f))
 			return 1;
 		*touched = f;

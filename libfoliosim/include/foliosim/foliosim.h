@@ -195,6 +195,21 @@ FSIM_API bool fsim_mm_has_pinned(const struct fsim_mm *mm);
 FSIM_API int fsim_folio_create(struct fsim_ctx *ctx, unsigned int order,
 		      enum fsim_kind kind, struct fsim_folio **out);
 /**
+ * Creates an unmapped hugetlb folio (folio_test_hugetlb()) of @order
+ * pmd_order or pud_order (a PMD- or PUD-sized hstate): @kind FSIM_KIND_ANON
+ * for a MAP_PRIVATE mapping's pages, FSIM_KIND_FILE for hugetlbfs (and
+ * MAP_SHARED) pages.  A hugetlb folio is only ever mapped as a whole by one
+ * PMD (PUD) entry: the rmap calls below route it to 6.12's hugetlb rmap
+ * functions (hugetlb_add_new_anon_rmap(), hugetlb_add_anon_rmap(),
+ * hugetlb_add_file_rmap(), hugetlb_remove_rmap(),
+ * hugetlb_try_dup_anon_rmap()) and refuse any other range (-EINVAL).  No
+ * node statistic or THP counter counts hugetlb mappings.
+ */
+FSIM_API int fsim_folio_create_hugetlb(struct fsim_ctx *ctx, unsigned int order,
+				       enum fsim_kind kind, struct fsim_folio **out);
+/** folio_test_hugetlb(). */
+FSIM_API bool fsim_folio_test_hugetlb(const struct fsim_folio *folio);
+/**
  * Frees a folio: -EINVAL if it is still mapped or pinned.  Otherwise runs
  * the free-time checks of free_tail_page_prepare()/free_page_is_bad():
  * returns -EFAULT (and frees nothing) when a counter is not back at its
@@ -342,6 +357,8 @@ struct fsim_smaps {
 	uint64_t private_clean, private_dirty;
 	uint64_t shared_clean, shared_dirty;
 	uint64_t pss, pss_anon, pss_file, pss_shmem, pss_dirty;
+	/* hugetlb entries (smaps_hugetlb_range()): not in Rss or Pss */
+	uint64_t shared_hugetlb, private_hugetlb;
 };
 /**
  * smaps_account() for one present page-table entry of @level whose first
@@ -349,7 +366,9 @@ struct fsim_smaps {
  * pages with their precise mapcounts; rfc uses the average mapcount and
  * folio_maybe_mapped_shared() (06/13), with the mapping's size rather than
  * folio_size() (our fix of 06/13 for PMDs mapping part of a larger folio).
- * Both take the "folio_ref_count() == 1" shortcut.
+ * Both take the "folio_ref_count() == 1" shortcut.  A hugetlb entry only
+ * adds its size to Shared_Hugetlb or Private_Hugetlb (smaps_hugetlb_range():
+ * shared when folio_maybe_mapped_shared()).
  */
 FSIM_API void fsim_smaps_account(const struct fsim_folio *folio, enum fsim_level level,
 			unsigned long page, bool dirty, struct fsim_smaps *acc);
