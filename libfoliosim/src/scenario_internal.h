@@ -47,6 +47,7 @@ struct fsim_script {
 
 #define FSIM_ALL_MODES ((1u << FSIM_NR_MODES) - 1)
 
+const char *stmt_keyword(const struct stmt *st);
 const struct arg *stmt_arg(const struct stmt *st, const char *key);
 
 /* Lexical helpers of the scenario language. */

@@ -904,6 +904,13 @@ static const char *const kind_names[] = {
 	[ST_FREE] = "free", [ST_EXPECT] = "expect", [ST_PROCESS] = "process",
 };
 
+/* The keyword of a statement ("add", "expect", ...; a process operation's
+ * verb is its second word). */
+const char *stmt_keyword(const struct stmt *st)
+{
+	return st->kind == ST_PROC_OP ? st->words[1] : kind_names[st->kind];
+}
+
 const char *fsim_script_file(const struct fsim_script *s)
 {
 	return s->file;
@@ -938,7 +945,7 @@ int fsim_script_statement(const struct fsim_script *s, size_t i, size_t k,
 		return -EINVAL;
 	st = &s->sc[i].stmts[k];
 	v->line = st->line;
-	v->keyword = st->kind == ST_PROC_OP ? st->words[1] : kind_names[st->kind];
+	v->keyword = stmt_keyword(st);
 	v->expect_mode = st->expect_mode;
 	v->repeat = st->repeat;
 	v->nwords = st->nwords;
