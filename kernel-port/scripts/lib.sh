@@ -296,32 +296,33 @@ config_fragments() {
 # Seconds since a start timestamp, as "Ns".
 elapsed() { echo "$(( $(date +%s) - $1 ))s"; }
 
-# build_with_libfoliosim SUBDIR NAME [GCC-FLAG...] -- SRC...
-# Compiles SRC... with every libfoliosim source into one program with gcc
-# (-std=c11 -O2 -Wall -Wextra -Werror), cached as
-# $KBUILD_ROOT/SUBDIR/<hash>/NAME, the hash covering the flags, the sources
-# and every header beside them.  Prints the program's path.
+# build_with_libfoliosim SUBDIR TARGET [static]
+# Builds the CMake target TARGET of the project (the foliosim CLI, the guest
+# runner foliosim-guest) with the project's own build system, -Werror and
+# -O2, statically linked with "static", cached as $KBUILD_ROOT/SUBDIR/<hash>/
+# TARGET, the hash covering the mode and every source, header and CMake file
+# of libfoliosim/ and kernel-port/guest/.  Prints the program's path.
 build_with_libfoliosim() {
-    local subdir="$1" name="$2" flags=() srcs=() hdrs=() s key out
-    shift 2
-    while [ $# -gt 0 ] && [ "$1" != "--" ]; do flags+=("$1"); shift; done
-    [ $# -gt 0 ] && shift
-    srcs=("$@" "$KP_REPO"/libfoliosim/src/*.c)
-    for s in "$@"; do
-        for h in "$(dirname "$s")"/*.h; do [ -f "$h" ] && hdrs+=("$h"); done
-    done
-    hdrs+=("$KP_REPO"/libfoliosim/src/*.h "$KP_REPO"/libfoliosim/include/foliosim/*.h)
-    command -v gcc >/dev/null 2>&1 || ensure_pkgs gcc
-    key=$( { echo "${flags[*]}"; cat "${srcs[@]}" "${hdrs[@]}"; } | sha256sum | cut -c1-16)
-    out="$KBUILD_ROOT/$subdir/$key/$name"
+    local subdir="$1" target="$2" link="${3:-}" key out bdir bin
+    ensure_pkgs cmake make gcc
+    key=$( { echo "$target $link"; cat "$KP_REPO/CMakeLists.txt";
+             find "$KP_REPO/libfoliosim" "$KP_DIR/guest" -type f \( -name '*.[ch]' -o -name CMakeLists.txt \) |
+             LC_ALL=C sort | xargs cat; } | sha256sum | cut -c1-16)
+    out="$KBUILD_ROOT/$subdir/$key/$target"
     if [ -x "$out" ]; then
         log "cached: $out"
     else
-        mkdir -p "$(dirname "$out")"
-        log "compiling $name"
-        gcc -std=c11 -O2 -Wall -Wextra -Werror -I"$KP_REPO/libfoliosim/include" \
-            -I"$KP_REPO/libfoliosim/src" "${srcs[@]}" "${flags[@]}" -o "$out.tmp" \
-            || die "cannot compile $name"
+        bdir="$KBUILD_ROOT/$subdir/$key/build"
+        mkdir -p "$bdir"
+        log "building $target (cmake, $bdir)"
+        cmake -S "$KP_REPO" -B "$bdir" -DCMAKE_BUILD_TYPE=Release -DFOLIOSIM_WERROR=ON \
+            -DFOLIOSIM_BUILD_TESTS=OFF -DFOLIOSIM_BUILD_FUZZ=OFF -DFOLIOSIM_BUILD_BENCH=OFF \
+            ${link:+-DCMAKE_EXE_LINKER_FLAGS=-static} > "$bdir.log" 2>&1 &&
+        cmake --build "$bdir" --target "$target" -j"$(nproc)" >> "$bdir.log" 2>&1 \
+            || { tail -n 30 "$bdir.log" >&2; die "cannot build $target (log $bdir.log)"; }
+        bin="$(find "$bdir" -type f -name "$target" -perm -u+x | head -n 1)"
+        [ -n "$bin" ] || die "cmake built no $target in $bdir"
+        cp "$bin" "$out.tmp"
         mv "$out.tmp" "$out"
     fi
     echo "$out"

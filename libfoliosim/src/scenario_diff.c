@@ -208,10 +208,10 @@ out:
 /* "  12  P munmap R ..." as the trace shows a statement. */
 static void statement_text(const struct stmt *st, char *buf, size_t len)
 {
-	char text[1024];
+	int n = snprintf(buf, len, "%4u  ", st->line);
 
-	stmt_format(st, text, sizeof(text));
-	snprintf(buf, len, "%4u  %s", st->line, text);
+	if (n >= 0 && (size_t)n < len)
+		stmt_format(st, buf + n, len - (size_t)n);
 }
 
 struct diff_print {
