@@ -94,6 +94,9 @@ struct fsim_backend {
 					const struct truth *t);
 };
 
+/* ctx.c: the back end of @mode, NULL for none. */
+const struct fsim_backend *backend_of(enum fsim_mode mode);
+
 extern const struct fsim_backend fsim_backend_legacy;
 extern const struct fsim_backend fsim_backend_base;
 extern const struct fsim_backend fsim_backend_rfc;

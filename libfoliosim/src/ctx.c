@@ -283,6 +283,11 @@ bool fsim_mm_has_pinned(const struct fsim_mm *mm)
 /* Names                                                               */
 /* ------------------------------------------------------------------ */
 
+const struct fsim_backend *backend_of(enum fsim_mode mode)
+{
+	return (unsigned int)mode < FSIM_NR_MODES ? backends[mode] : NULL;
+}
+
 const char *fsim_mode_name(enum fsim_mode mode)
 {
 	return (unsigned int)mode < FSIM_NR_MODES ? backends[mode]->name : "?";

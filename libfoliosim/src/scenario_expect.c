@@ -10,6 +10,7 @@
 #include "foliosim/process.h"
 #include "internal.h"
 #include "scenario_exec.h"
+#include "scenario_keys.h"
 
 /* ------------------------------------------------------------------ */
 /* Expectations                                                        */
@@ -33,63 +34,91 @@ void slot_value(struct run *r, struct fsim_folio *f, int idx, char *buf, size_t 
 		 s[idx].mapcount);
 }
 
+/* Why a key of the table does not exist in the run's mode. */
+static bool key_missing(struct run *r, const struct fsim_expect_key *k)
+{
+	const char *name = fsim_mode_name(fsim_ctx_mode(r->ctx));
+
+	if (k->flags & FSIM_KEY_MM_SLOTS)
+		return fail(r, "%s: %s mode has no mm slots (use expect[base] or expect[rfc])",
+			    k->name, name);
+	return fail(r, "%s: a 6.12 counter the RFC removes (use expect[legacy] or expect[base])",
+		    k->name);
+}
+
 /* The value of a folio key (for page `page` if indexed), as text.  Returns
  * false (after fail()) when the key makes no sense here. */
 bool folio_value(struct run *r, struct fsim_folio *f, const char *key,
-			unsigned long page, char *buf, size_t len)
+		 unsigned long page, char *buf, size_t len)
 {
-	const struct fsim_backend *ops = r->ctx->ops;
+	const struct key_def *d = key_def_find(FSIM_EXPECT_FOLIO, key);
 	bool shared;
 	struct fsim_slot s[2];
 
-	if (!strcmp(key, "mapcount"))
-		snprintf(buf, len, "%d", fsim_folio_mapcount(f));
-	else if (!strcmp(key, "total_mapped_pages"))
-		snprintf(buf, len, "%" PRIu64, fsim_folio_total_mapped_pages(f));
-	else if (!strcmp(key, "avg_mapcount"))
-		snprintf(buf, len, "%lu", fsim_folio_average_page_mapcount(f));
-	else if (!strcmp(key, "mapped"))
-		snprintf(buf, len, "%s", yn(fsim_folio_mapped(f)));
-	else if (!strcmp(key, "maybe_shared"))
-		snprintf(buf, len, "%s", yn(fsim_folio_maybe_mapped_shared(f)));
-	else if (!strcmp(key, "partially_mapped"))
-		snprintf(buf, len, "%s", yn(fsim_folio_partially_mapped(f)));
-	else if (!strcmp(key, "deferred"))
-		snprintf(buf, len, "%s", yn(fsim_folio_on_deferred_split(f)));
-	else if (!strcmp(key, "pincount"))
-		snprintf(buf, len, "%d", fsim_folio_pincount(f));
-	else if (!strcmp(key, "refcount"))
-		snprintf(buf, len, "%lld", (long long)fsim_folio_refcount(f));
-	else if (!strcmp(key, "true_mapcount"))
-		snprintf(buf, len, "%" PRIu64, fsim_oracle_true_mapcount(f, page));
-	else if (!strcmp(key, "kpagecount"))
-		snprintf(buf, len, "%" PRIu64, fsim_kpagecount(f, page));
-	else if (!strcmp(key, "exclusive"))
-		snprintf(buf, len, "%s", yn(fsim_pagemap_exclusive(f, page)));
-	else if (!strcmp(key, "anon_exclusive"))
-		snprintf(buf, len, "%s", yn(fsim_folio_anon_exclusive(f, page)));
-	else if (!strcmp(key, "mapmax"))
-		snprintf(buf, len, "%lu", fsim_numa_mapmax(f, page));
-	else if (!strcmp(key, "slot0") || !strcmp(key, "slot1") ||
-		 !strcmp(key, "shared_bit")) {
-		if (!ops->has_mm_slots)
-			return fail(r, "%s: %s mode has no mm slots (use expect[base] or expect[rfc])",
-				    key, ops->name);
-		if (!strcmp(key, "shared_bit")) {
-			if (fsim_folio_slots(f, s, &shared))
-				shared = false;
-			snprintf(buf, len, "%s", yn(shared));
-		} else {
-			slot_value(r, f, key[4] - '0', buf, len);
-		}
-	} else if (!strcmp(key, "entire_mapcount") || !strcmp(key, "nr_pages_mapped")) {
-		if (!ops->entire_mapcount)
-			return fail(r, "%s: a 6.12 counter the RFC removes (use expect[legacy] or expect[base])",
-				    key);
-		snprintf(buf, len, "%d", key[0] == 'e' ? fsim_folio_entire_mapcount(f)
-						      : fsim_folio_nr_pages_mapped(f));
-	} else {
+	if (!d)
 		return fail(r, "unknown folio key '%s'", key);
+	if (!fsim_expect_key_in_mode(&d->key, fsim_ctx_mode(r->ctx)))
+		return key_missing(r, &d->key);
+	switch (d->id) {
+	case K_MAPCOUNT:
+		snprintf(buf, len, "%d", fsim_folio_mapcount(f));
+		break;
+	case K_TOTAL_MAPPED_PAGES:
+		snprintf(buf, len, "%" PRIu64, fsim_folio_total_mapped_pages(f));
+		break;
+	case K_AVG_MAPCOUNT:
+		snprintf(buf, len, "%lu", fsim_folio_average_page_mapcount(f));
+		break;
+	case K_MAPPED:
+		snprintf(buf, len, "%s", yn(fsim_folio_mapped(f)));
+		break;
+	case K_MAYBE_SHARED:
+		snprintf(buf, len, "%s", yn(fsim_folio_maybe_mapped_shared(f)));
+		break;
+	case K_PARTIALLY_MAPPED:
+		snprintf(buf, len, "%s", yn(fsim_folio_partially_mapped(f)));
+		break;
+	case K_DEFERRED:
+		snprintf(buf, len, "%s", yn(fsim_folio_on_deferred_split(f)));
+		break;
+	case K_PINCOUNT:
+		snprintf(buf, len, "%d", fsim_folio_pincount(f));
+		break;
+	case K_REFCOUNT:
+		snprintf(buf, len, "%lld", (long long)fsim_folio_refcount(f));
+		break;
+	case K_TRUE_MAPCOUNT:
+		snprintf(buf, len, "%" PRIu64, fsim_oracle_true_mapcount(f, page));
+		break;
+	case K_KPAGECOUNT:
+		snprintf(buf, len, "%" PRIu64, fsim_kpagecount(f, page));
+		break;
+	case K_EXCLUSIVE:
+		snprintf(buf, len, "%s", yn(fsim_pagemap_exclusive(f, page)));
+		break;
+	case K_ANON_EXCLUSIVE:
+		snprintf(buf, len, "%s", yn(fsim_folio_anon_exclusive(f, page)));
+		break;
+	case K_MAPMAX:
+		snprintf(buf, len, "%lu", fsim_numa_mapmax(f, page));
+		break;
+	case K_SLOT0:
+	case K_SLOT1:
+		slot_value(r, f, d->id == K_SLOT1, buf, len);
+		break;
+	case K_SHARED_BIT:
+		if (fsim_folio_slots(f, s, &shared))
+			shared = false;
+		snprintf(buf, len, "%s", yn(shared));
+		break;
+	case K_ENTIRE_MAPCOUNT:
+		snprintf(buf, len, "%d", fsim_folio_entire_mapcount(f));
+		break;
+	case K_NR_PAGES_MAPPED:
+		snprintf(buf, len, "%d", fsim_folio_nr_pages_mapped(f));
+		break;
+	default:
+		return fail(r, "%s is not a folio key", key);
 	}
 	return true;
 }
@@ -142,92 +171,127 @@ static bool expect_counter(struct run *r, const char *key, const char *want, int
 	return compare(r, key, want, buf);
 }
 
-static bool expect_stats(struct run *r, const struct stmt *st)
+/* A context-wide counter of the table: its value now (stats) or since the
+ * scenario started (thp of @order, vmstat, meminfo). */
+static bool counter_value(struct run *r, const struct key_def *d, unsigned int order,
+			  int64_t *out)
 {
-	size_t i;
-	int s;
+	static const enum fsim_stat stats[] = {
+		[K_STAT_ANON_MAPPED] = FSIM_NR_ANON_MAPPED,
+		[K_STAT_FILE_MAPPED] = FSIM_NR_FILE_MAPPED,
+		[K_STAT_ANON_THPS] = FSIM_NR_ANON_THPS,
+		[K_STAT_FILE_PMDMAPPED] = FSIM_NR_FILE_PMDMAPPED,
+		[K_STAT_SHMEM_PMDMAPPED] = FSIM_NR_SHMEM_PMDMAPPED,
+	};
+	enum fsim_thp_counter c;
 
-	for (i = 0; i < st->nargs; i++) {
-		for (s = 0; s < FSIM_NR_STATS; s++)
-			if (!strcmp(st->args[i].key, fsim_stat_name((enum fsim_stat)s)))
-				break;
-		if (!expect_counter(r, st->args[i].key, st->args[i].value,
-				    fsim_ctx_stat(r->ctx, (enum fsim_stat)s)))
-			return false;
+	switch (d->id) {
+	case K_STAT_ANON_MAPPED:
+	case K_STAT_FILE_MAPPED:
+	case K_STAT_ANON_THPS:
+	case K_STAT_FILE_PMDMAPPED:
+	case K_STAT_SHMEM_PMDMAPPED:
+		*out = fsim_ctx_stat(r->ctx, stats[d->id]);
+		return true;
+	case K_THP_NR_ANON:
+	case K_THP_NR_ANON_PARTIALLY_MAPPED:
+	case K_THP_SPLIT_DEFERRED:
+		c = d->id == K_THP_NR_ANON ? FSIM_THP_NR_ANON :
+		    d->id == K_THP_SPLIT_DEFERRED ? FSIM_THP_SPLIT_DEFERRED :
+		    FSIM_THP_NR_ANON_PARTIALLY_MAPPED;
+		*out = fsim_ctx_thp_counter(r->ctx, order, c) - r->thp0[order][c];
+		return true;
+	case K_VMSTAT_DEFERRED_SPLIT_PAGE:
+		*out = (int64_t)(fsim_ctx_thp_deferred_split_page(r->ctx) - r->split0);
+		return true;
+	case K_MEMINFO_ANON_PAGES_KB:
+		*out = anon_pages_kb(r);
+		return true;
+	default:
+		return false;
 	}
-	return true;
 }
 
-static bool expect_thp(struct run *r, const struct stmt *st)
+/* expect stats|thp|vmstat|meminfo key=N ... */
+static bool expect_counters(struct run *r, const struct stmt *st,
+			    enum fsim_expect_target target)
 {
-	static const char *const names[] = { "nr_anon", "nr_anon_partially_mapped",
-					     "split_deferred" };
-	unsigned int order = (unsigned int)num(st, "order", fsim_ctx_arch(r->ctx)->pmd_order);
+	const unsigned int pmd_order = fsim_ctx_arch(r->ctx)->pmd_order;
+	unsigned int order = (unsigned int)num(st, "order", pmd_order);
 	size_t i;
-	int c;
 
-	if (order < 1 || order > fsim_ctx_arch(r->ctx)->pmd_order)
+	if (target == FSIM_EXPECT_THP && (order < 1 || order > pmd_order))
 		return fail(r, "thp: order %u has no per-size counters (1..%u)", order,
-			    fsim_ctx_arch(r->ctx)->pmd_order);
+			    pmd_order);
 	for (i = 0; i < st->nargs; i++) {
-		if (!strcmp(st->args[i].key, "order"))
+		const struct key_def *d = key_def_find(target, st->args[i].key);
+		int64_t got;
+
+		if (d && (d->key.flags & FSIM_KEY_SELECTOR))
 			continue;
-		for (c = 0; c < FSIM_THP_NR_COUNTERS; c++)
-			if (!strcmp(st->args[i].key, names[c]))
-				break;
-		if (!expect_counter(r, st->args[i].key, st->args[i].value,
-				    fsim_ctx_thp_counter(r->ctx, order,
-							 (enum fsim_thp_counter)c) -
-				    r->thp0[order][c]))
+		if (!d || !counter_value(r, d, order, &got))
+			return fail(r, "unknown %s key '%s'", fsim_expect_target_name(target),
+				    st->args[i].key);
+		if (!expect_counter(r, st->args[i].key, st->args[i].value, got))
 			return false;
 	}
 	return true;
 }
-
-
 
 bool region_value(struct run *r, struct fsim_process *p, const char *region,
-			 const char *key, char *buf, size_t len)
+		  const char *key, char *buf, size_t len)
 {
-	struct fsim_smaps_kb kb;
 	const char *at = strchr(key, '@');
+	struct fsim_smaps_kb kb;
+	struct fsim_page_view v;
+	const struct key_def *d;
+	unsigned long long off = 0;
+	unsigned long mapmax;
+	char base[64];
 
+	snprintf(base, sizeof(base), "%.*s", at ? (int)(at - key) : (int)strlen(key), key);
+	d = key_def_find(FSIM_EXPECT_REGION, base);
+	if (!d || !at != !(d->key.flags & FSIM_KEY_INDEXED))
+		return fail(r, "unknown region key '%s'", key);
 	if (fsim_process_smaps_kb(p, region, &kb))
 		return fail(r, "unknown region '%s'", region);
-	if (at) {
-		unsigned long long off;
-		struct fsim_page_view v;
-
-		scn_parse_size(at + 1, &off);
-		if (fsim_process_page(p, region, off, &v))
-			return fail(r, "%s: offset outside the region", key);
-		if (!strncmp(key, "kpagecount@", 11))
-			snprintf(buf, len, "%llu", (unsigned long long)v.kpagecount);
-		else if (!strncmp(key, "exclusive@", 10))
-			snprintf(buf, len, "%s", yn((v.present || v.zero_page) && v.pm_exclusive));
-		else if (v.present)
+	if (at && (!scn_parse_size(at + 1, &off) || fsim_process_page(p, region, off, &v)))
+		return fail(r, "%s: offset outside the region", key);
+	switch (d->id) {
+	case K_REGION_RSS_KB:
+		snprintf(buf, len, "%llu", (unsigned long long)kb.rss);
+		break;
+	case K_REGION_PSS_KB:
+		snprintf(buf, len, "%llu", (unsigned long long)kb.pss);
+		break;
+	case K_REGION_PRIVATE_KB:
+		snprintf(buf, len, "%llu", (unsigned long long)kb.private_total);
+		break;
+	case K_REGION_SHARED_KB:
+		snprintf(buf, len, "%llu", (unsigned long long)kb.shared_total);
+		break;
+	case K_REGION_ANON_HUGE_KB:
+		snprintf(buf, len, "%llu", (unsigned long long)kb.anon_huge);
+		break;
+	case K_REGION_MAPMAX:
+		fsim_process_mapmax(p, region, &mapmax);
+		snprintf(buf, len, "%lu", mapmax);
+		break;
+	case K_REGION_KPAGECOUNT:
+		snprintf(buf, len, "%llu", (unsigned long long)v.kpagecount);
+		break;
+	case K_REGION_EXCLUSIVE:
+		snprintf(buf, len, "%s", yn((v.present || v.zero_page) && v.pm_exclusive));
+		break;
+	case K_REGION_ORDER:
+		if (v.present)
 			snprintf(buf, len, "%u", fsim_folio_order(v.folio));
 		else
 			snprintf(buf, len, "none");
-		return true;
-	}
-	if (!strcmp(key, "rss_kb"))
-		snprintf(buf, len, "%llu", (unsigned long long)kb.rss);
-	else if (!strcmp(key, "pss_kb"))
-		snprintf(buf, len, "%llu", (unsigned long long)kb.pss);
-	else if (!strcmp(key, "private_kb"))
-		snprintf(buf, len, "%llu", (unsigned long long)kb.private_total);
-	else if (!strcmp(key, "shared_kb"))
-		snprintf(buf, len, "%llu", (unsigned long long)kb.shared_total);
-	else if (!strcmp(key, "anon_huge_kb"))
-		snprintf(buf, len, "%llu", (unsigned long long)kb.anon_huge);
-	else if (!strcmp(key, "mapmax")) {
-		unsigned long m;
-
-		fsim_process_mapmax(p, region, &m);
-		snprintf(buf, len, "%lu", m);
-	} else
+		break;
+	default:
 		return fail(r, "unknown region key '%s'", key);
+	}
 	return true;
 }
 
@@ -259,15 +323,13 @@ bool run_expect(struct run *r, const struct stmt *st)
 	if (st->expect_mode >= 0 && st->expect_mode != (int)fsim_ctx_mode(r->ctx))
 		return true;
 	if (!strcmp(t, "stats"))
-		return expect_stats(r, st);
+		return expect_counters(r, st, FSIM_EXPECT_STATS);
 	if (!strcmp(t, "thp"))
-		return expect_thp(r, st);
+		return expect_counters(r, st, FSIM_EXPECT_THP);
 	if (!strcmp(t, "vmstat"))
-		return expect_counter(r, "thp_deferred_split_page", st->args[0].value,
-				      (int64_t)(fsim_ctx_thp_deferred_split_page(r->ctx) -
-						r->split0));
+		return expect_counters(r, st, FSIM_EXPECT_VMSTAT);
 	if (!strcmp(t, "meminfo"))
-		return expect_counter(r, "anon_pages_kb", st->args[0].value, anon_pages_kb(r));
+		return expect_counters(r, st, FSIM_EXPECT_MEMINFO);
 	if (st->nwords == 2)
 		return expect_region(r, st);
 	return expect_folio(r, st);

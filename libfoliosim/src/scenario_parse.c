@@ -277,29 +277,6 @@ static const struct keyspec *find_key(const struct keyspec *ks, const char *key)
 	return NULL;
 }
 
-/* Process-region keys carry a byte offset: kpagecount@8K. */
-static const struct keyspec *find_at_key(const struct keyspec *ks, const char *key,
-					 struct parser *p, bool *ok)
-{
-	const char *at = strchr(key, '@');
-	char base[64];
-	unsigned long long off;
-
-	*ok = true;
-	if (!at || (size_t)(at - key) >= sizeof(base))
-		return NULL;
-	memcpy(base, key, (size_t)(at - key));
-	base[at - key] = '\0';
-	if (strcmp(base, "kpagecount") && strcmp(base, "exclusive") &&
-	    strcmp(base, "order"))
-		return NULL;
-	if (!scn_parse_size(at + 1, &off)) {
-		*ok = perr(p, "%s: bad offset '%s'", key, at + 1);
-		return NULL;
-	}
-	return find_key(ks, base);
-}
-
 static bool check_args(struct parser *p, const struct stmt *st,
 		       const struct keyspec *ks, const char *what)
 {
@@ -308,12 +285,7 @@ static bool check_args(struct parser *p, const struct stmt *st,
 	for (i = 0; i < st->nargs; i++) {
 		const struct arg *a = &st->args[i];
 		const struct keyspec *k = find_key(ks, a->key);
-		bool ok = true;
 
-		if (!k && strchr(a->key, '@'))
-			k = find_at_key(ks, a->key, p, &ok);
-		if (!ok)
-			return false;
 		if (!k)
 			return perr(p, "unknown key '%s' for %s", a->key, what);
 		if (a->indexed != k->indexed)
@@ -363,46 +335,6 @@ static const struct keyspec keys_pin[] = {
 static const struct keyspec keys_unpin[] = {
 	{ "n", V_UINT, false, false }, { "fails", V_ERRNO, false, false },
 	{ NULL, 0, false, false } };
-
-static const struct keyspec scn_keys_expect_folio[] = {
-	{ "mapcount", V_UINT, false, false },
-	{ "total_mapped_pages", V_UINT, false, false },
-	{ "avg_mapcount", V_UINT, false, false },
-	{ "mapped", V_BOOL, false, false },
-	{ "maybe_shared", V_BOOL, false, false },
-	{ "partially_mapped", V_BOOL, false, false },
-	{ "true_mapcount", V_UINT, true, false },
-	{ "kpagecount", V_UINT, true, false },
-	{ "exclusive", V_BOOL, true, false },
-	{ "anon_exclusive", V_BOOL, true, false },
-	{ "mapmax", V_UINT, true, false },
-	{ "slot0", V_SLOT, false, false },
-	{ "slot1", V_SLOT, false, false },
-	{ "pincount", V_UINT, false, false },
-	{ "refcount", V_UINT, false, false },
-	{ "entire_mapcount", V_UINT, false, false },
-	{ "nr_pages_mapped", V_UINT, false, false },
-	{ "shared_bit", V_BOOL, false, false },
-	{ "deferred", V_BOOL, false, false },
-	{ NULL, 0, false, false } };
-static const struct keyspec keys_expect_stats[] = {
-	{ "anon_mapped", V_SINT, false, false }, { "file_mapped", V_SINT, false, false },
-	{ "anon_thps", V_SINT, false, false }, { "file_pmdmapped", V_SINT, false, false },
-	{ "shmem_pmdmapped", V_SINT, false, false }, { NULL, 0, false, false } };
-static const struct keyspec keys_expect_meminfo[] = {
-	{ "anon_pages_kb", V_SINT, false, false }, { NULL, 0, false, false } };
-static const struct keyspec keys_expect_thp[] = {
-	{ "order", V_UINT, false, false }, { "nr_anon", V_SINT, false, false },
-	{ "nr_anon_partially_mapped", V_SINT, false, false },
-	{ "split_deferred", V_SINT, false, false }, { NULL, 0, false, false } };
-static const struct keyspec keys_expect_vmstat[] = {
-	{ "thp_deferred_split_page", V_SINT, false, false }, { NULL, 0, false, false } };
-static const struct keyspec keys_expect_region[] = {
-	{ "rss_kb", V_UINT, false, false }, { "pss_kb", V_UINT, false, false },
-	{ "private_kb", V_UINT, false, false }, { "shared_kb", V_UINT, false, false },
-	{ "anon_huge_kb", V_UINT, false, false }, { "kpagecount", V_UINT, false, false },
-	{ "exclusive", V_BOOL, false, false }, { "order", V_UINT, false, false },
-	{ "mapmax", V_UINT, false, false }, { NULL, 0, false, false } };
 
 static const struct keyspec keys_mmap[] = {
 	{ "size", V_SIZE, false, true }, { "order", V_UINT, false, false },
@@ -488,6 +420,61 @@ static bool check_words(struct parser *p, const struct stmt *st, size_t first,
 	return true;
 }
 
+/* The value kind the parser checks for a key of the `expect` table. */
+static enum vkind value_kind(enum fsim_value_type t)
+{
+	switch (t) {
+	case FSIM_VALUE_SINT: return V_SINT;
+	case FSIM_VALUE_BOOL: return V_BOOL;
+	case FSIM_VALUE_SLOT: return V_SLOT;
+	case FSIM_VALUE_UINT: break;
+	}
+	return V_UINT;
+}
+
+/* An `expect` statement's keys against the key table (scenario_keys.c):
+ * known for the target, indexed as the key says (folio: key[i]; region:
+ * key@OFF with a size), and a value of the key's type. */
+static bool check_expect_args(struct parser *p, const struct stmt *st,
+			      enum fsim_expect_target target, const char *what)
+{
+	size_t i;
+
+	for (i = 0; i < st->nargs; i++) {
+		const struct arg *a = &st->args[i];
+		const char *at = target == FSIM_EXPECT_REGION ? strchr(a->key, '@') : NULL;
+		char base[64];
+		const struct fsim_expect_key *k;
+		struct keyspec ks;
+		unsigned long long off;
+		bool indexed;
+
+		snprintf(base, sizeof(base), "%.*s",
+			 at ? (int)(at - a->key) : (int)strlen(a->key), a->key);
+		k = fsim_expect_key_find(target, base);
+		if (!k)
+			return perr(p, "unknown key '%s' for %s", a->key, what);
+		indexed = target == FSIM_EXPECT_REGION ? at != NULL : a->indexed;
+		if (target == FSIM_EXPECT_REGION && a->indexed)
+			return perr(p, "key '%s': a region's page is key@OFF, not [i]", a->key);
+		if (indexed != !!(k->flags & FSIM_KEY_INDEXED))
+			return perr(p, (k->flags & FSIM_KEY_INDEXED) ?
+				    (at || target != FSIM_EXPECT_REGION ?
+				     "key '%s' needs a page index: %s[i]=..." :
+				     "key '%s' needs a byte offset: %s@OFF=...") :
+				    "key '%s' takes no index", a->key, base);
+		if (at && !scn_parse_size(at + 1, &off))
+			return perr(p, "%s: bad offset '%s'", a->key, at + 1);
+		ks.key = k->name;
+		ks.kind = value_kind(k->type);
+		ks.indexed = indexed;
+		ks.required = false;
+		if (!check_value(p, &ks, a))
+			return false;
+	}
+	return true;
+}
+
 static bool check_expect_target(struct parser *p, struct stmt *st)
 {
 	const char *t;
@@ -499,25 +486,25 @@ static bool check_expect_target(struct parser *p, struct stmt *st)
 	if (!st->nargs || (!strcmp(t, "thp") && st->nargs == 1 && stmt_arg(st, "order")))
 		return perr(p, "expect %s: nothing to compare", t);
 	if (!strcmp(t, "stats"))
-		return st->nwords == 1 && check_args(p, st, keys_expect_stats, "expect stats");
+		return st->nwords == 1 && check_expect_args(p, st, FSIM_EXPECT_STATS, "expect stats");
 	if (!strcmp(t, "meminfo"))
-		return st->nwords == 1 && check_args(p, st, keys_expect_meminfo, "expect meminfo");
+		return st->nwords == 1 && check_expect_args(p, st, FSIM_EXPECT_MEMINFO, "expect meminfo");
 	if (!strcmp(t, "thp"))
-		return st->nwords == 1 && check_args(p, st, keys_expect_thp, "expect thp");
+		return st->nwords == 1 && check_expect_args(p, st, FSIM_EXPECT_THP, "expect thp");
 	if (!strcmp(t, "vmstat"))
-		return st->nwords == 1 && check_args(p, st, keys_expect_vmstat, "expect vmstat");
+		return st->nwords == 1 && check_expect_args(p, st, FSIM_EXPECT_VMSTAT, "expect vmstat");
 	if (st->nwords == 2) {
 		if (!is_process(p->cur, t))
 			return perr(p, "expect %s %s: %s is not a process", t,
 				    st->words[1], t);
 		p->cur->has_processes = true;
-		return check_args(p, st, keys_expect_region, "expect PROCESS REGION");
+		return check_expect_args(p, st, FSIM_EXPECT_REGION, "expect PROCESS REGION");
 	}
 	if (st->nwords != 1)
 		return perr(p, "expect takes one target");
 	if (!scn_is_ident(t))
 		return perr(p, "'%s' is not a name", t);
-	return check_args(p, st, scn_keys_expect_folio, "expect FOLIO");
+	return check_expect_args(p, st, FSIM_EXPECT_FOLIO, "expect FOLIO");
 }
 
 static bool parse_arch(struct parser *p, struct stmt *st)

@@ -86,6 +86,56 @@ FSIM_API const char *fsim_stmt_value(const struct fsim_stmt_view *v, const char 
 /** Parses a size value (N, NK, NM, NG) or a plain number. */
 FSIM_API bool fsim_parse_size(const char *s, unsigned long long *out);
 
+/* ------------------------------------------------------------------ */
+/* The keys of `expect` statements: one table for every executor (the   */
+/* parser, the model's runner, kunit-gen, the guest runner).            */
+/* ------------------------------------------------------------------ */
+
+/** What an `expect` statement looks at. */
+enum fsim_expect_target {
+	FSIM_EXPECT_FOLIO,	/* expect F key=... */
+	FSIM_EXPECT_STATS,	/* expect stats key=... (node statistics, pages) */
+	FSIM_EXPECT_THP,	/* expect thp [order=K] key=... (deltas) */
+	FSIM_EXPECT_VMSTAT,	/* expect vmstat key=... (deltas) */
+	FSIM_EXPECT_MEMINFO,	/* expect meminfo key=... (deltas, kB) */
+	FSIM_EXPECT_REGION,	/* expect P R key=... (what /proc shows of a region) */
+	FSIM_EXPECT_NR_TARGETS
+};
+
+/** The type of a key's value. */
+enum fsim_value_type {
+	FSIM_VALUE_UINT,	/* decimal */
+	FSIM_VALUE_SINT,	/* decimal, may have a '-' */
+	FSIM_VALUE_BOOL,	/* yes / no */
+	FSIM_VALUE_SLOT,	/* M:count or none */
+};
+
+#define FSIM_KEY_INDEXED	0x1	/* folio: key[i], key[a:b]; region: key@OFF */
+#define FSIM_KEY_SELECTOR	0x2	/* chooses what is compared (thp order=K) */
+#define FSIM_KEY_MM_SLOTS	0x4	/* only where the kernel has MM-id slots */
+#define FSIM_KEY_PAGE_MAPCOUNT	0x8	/* only with CONFIG_PAGE_MAPCOUNT counters */
+
+struct fsim_expect_key {
+	const char *name;
+	enum fsim_expect_target target;
+	enum fsim_value_type type;
+	unsigned int flags;		/* FSIM_KEY_* */
+	const char *meaning;		/* one line, for --help and docs */
+};
+
+/** Number of keys, and key @i (NULL past the last). */
+FSIM_API size_t fsim_expect_key_count(void);
+FSIM_API const struct fsim_expect_key *fsim_expect_key_at(size_t i);
+/** The key @name of @target (for a region key, without its @OFF), or NULL. */
+FSIM_API const struct fsim_expect_key *fsim_expect_key_find(enum fsim_expect_target target,
+							    const char *name);
+/** Whether the key exists in @mode (FSIM_KEY_MM_SLOTS, FSIM_KEY_PAGE_MAPCOUNT
+ *  ask the mode's kernel). */
+FSIM_API bool fsim_expect_key_in_mode(const struct fsim_expect_key *key,
+				      enum fsim_mode mode);
+/** "folio", "stats", "thp", "vmstat", "meminfo", "region". */
+FSIM_API const char *fsim_expect_target_name(enum fsim_expect_target target);
+
 enum fsim_outcome {
 	FSIM_PASS = 0,
 	FSIM_FAIL = 1,

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The keys of `expect` statements, defined once: their names, targets,
+ * value types, whether they take a page index, and in which kernels they
+ * exist.  The parser validates against this table, the model's runner maps
+ * each row to its value (scenario_expect.c, by the row's id), and other
+ * executors (kunit-gen, the guest runner) look keys up here.
+ */
+#include <string.h>
+
+#include "internal.h"
+#include "scenario_keys.h"
+
+#define ROW(id, name, target, type, flags, meaning) \
+	{ { name, FSIM_EXPECT_##target, FSIM_VALUE_##type, flags, meaning }, id }
+
+static const struct key_def key_defs[] = {
+	ROW(K_MAPCOUNT, "mapcount", FOLIO, UINT, 0, "folio_mapcount(): page-table entries mapping the folio"),
+	ROW(K_TOTAL_MAPPED_PAGES, "total_mapped_pages", FOLIO, UINT, 0, "pages mapped, summed over all entries"),
+	ROW(K_AVG_MAPCOUNT, "avg_mapcount", FOLIO, UINT, 0, "folio_average_page_mapcount()"),
+	ROW(K_MAPPED, "mapped", FOLIO, BOOL, 0, "mapcount > 0"),
+	ROW(K_MAYBE_SHARED, "maybe_shared", FOLIO, BOOL, 0, "folio_maybe_mapped_shared() (6.12: folio_likely_mapped_shared())"),
+	ROW(K_PARTIALLY_MAPPED, "partially_mapped", FOLIO, BOOL, 0, "flagged partially mapped and queued for deferred split"),
+	ROW(K_DEFERRED, "deferred", FOLIO, BOOL, 0, "on the deferred split queue"),
+	ROW(K_PINCOUNT, "pincount", FOLIO, UINT, 0, "pins held"),
+	ROW(K_REFCOUNT, "refcount", FOLIO, UINT, 0, "folio_ref_count()"),
+	ROW(K_TRUE_MAPCOUNT, "true_mapcount", FOLIO, UINT, FSIM_KEY_INDEXED, "entries that really map page i (the oracle)"),
+	ROW(K_KPAGECOUNT, "kpagecount", FOLIO, UINT, FSIM_KEY_INDEXED, "/proc/kpagecount of page i"),
+	ROW(K_EXCLUSIVE, "exclusive", FOLIO, BOOL, FSIM_KEY_INDEXED, "pagemap bit 56 (PM_MMAP_EXCLUSIVE) of page i"),
+	ROW(K_ANON_EXCLUSIVE, "anon_exclusive", FOLIO, BOOL, FSIM_KEY_INDEXED, "PageAnonExclusive of page i"),
+	ROW(K_MAPMAX, "mapmax", FOLIO, UINT, FSIM_KEY_INDEXED, "numa_maps mapmax of an entry whose first page is i"),
+	ROW(K_SLOT0, "slot0", FOLIO, SLOT, FSIM_KEY_MM_SLOTS, "MM-id slot 0: M:count or none"),
+	ROW(K_SLOT1, "slot1", FOLIO, SLOT, FSIM_KEY_MM_SLOTS, "MM-id slot 1: M:count or none"),
+	ROW(K_SHARED_BIT, "shared_bit", FOLIO, BOOL, FSIM_KEY_MM_SLOTS, "the raw maybe-mapped-shared bit of _mm_ids"),
+	ROW(K_ENTIRE_MAPCOUNT, "entire_mapcount", FOLIO, UINT, FSIM_KEY_PAGE_MAPCOUNT, "folio_entire_mapcount()"),
+	ROW(K_NR_PAGES_MAPPED, "nr_pages_mapped", FOLIO, UINT, FSIM_KEY_PAGE_MAPCOUNT, "_nr_pages_mapped & FOLIO_PAGES_MAPPED"),
+
+	ROW(K_STAT_ANON_MAPPED, "anon_mapped", STATS, SINT, 0, "NR_ANON_MAPPED (pages)"),
+	ROW(K_STAT_FILE_MAPPED, "file_mapped", STATS, SINT, 0, "NR_FILE_MAPPED (pages)"),
+	ROW(K_STAT_ANON_THPS, "anon_thps", STATS, SINT, 0, "NR_ANON_THPS (pages)"),
+	ROW(K_STAT_FILE_PMDMAPPED, "file_pmdmapped", STATS, SINT, 0, "NR_FILE_PMDMAPPED (pages)"),
+	ROW(K_STAT_SHMEM_PMDMAPPED, "shmem_pmdmapped", STATS, SINT, 0, "NR_SHMEM_PMDMAPPED (pages)"),
+
+	ROW(K_THP_ORDER, "order", THP, UINT, FSIM_KEY_SELECTOR, "the folio order whose counters are compared (default: the PMD order)"),
+	ROW(K_THP_NR_ANON, "nr_anon", THP, SINT, 0, "MTHP_STAT_NR_ANON since the scenario started"),
+	ROW(K_THP_NR_ANON_PARTIALLY_MAPPED, "nr_anon_partially_mapped", THP, SINT, 0, "MTHP_STAT_NR_ANON_PARTIALLY_MAPPED since the start"),
+	ROW(K_THP_SPLIT_DEFERRED, "split_deferred", THP, SINT, 0, "MTHP_STAT_SPLIT_DEFERRED events since the start"),
+
+	ROW(K_VMSTAT_DEFERRED_SPLIT_PAGE, "thp_deferred_split_page", VMSTAT, SINT, 0, "vmstat thp_deferred_split_page since the start"),
+	ROW(K_MEMINFO_ANON_PAGES_KB, "anon_pages_kb", MEMINFO, SINT, 0, "AnonPages of /proc/meminfo since the start (kB)"),
+
+	ROW(K_REGION_RSS_KB, "rss_kb", REGION, UINT, 0, "smaps Rss of the region (kB)"),
+	ROW(K_REGION_PSS_KB, "pss_kb", REGION, UINT, 0, "smaps Pss (kB)"),
+	ROW(K_REGION_PRIVATE_KB, "private_kb", REGION, UINT, 0, "smaps Private_Clean + Private_Dirty (kB)"),
+	ROW(K_REGION_SHARED_KB, "shared_kb", REGION, UINT, 0, "smaps Shared_Clean + Shared_Dirty (kB)"),
+	ROW(K_REGION_ANON_HUGE_KB, "anon_huge_kb", REGION, UINT, 0, "smaps AnonHugePages (kB)"),
+	ROW(K_REGION_MAPMAX, "mapmax", REGION, UINT, 0, "numa_maps mapmax of the region"),
+	ROW(K_REGION_KPAGECOUNT, "kpagecount", REGION, UINT, FSIM_KEY_INDEXED, "/proc/kpagecount of the page at byte offset OFF"),
+	ROW(K_REGION_EXCLUSIVE, "exclusive", REGION, BOOL, FSIM_KEY_INDEXED, "pagemap bit 56 of the page at OFF"),
+	ROW(K_REGION_ORDER, "order", REGION, UINT, FSIM_KEY_INDEXED, "order of the folio holding the page at OFF (or none)"),
+};
+
+#define NR_KEYS (sizeof(key_defs) / sizeof(key_defs[0]))
+
+size_t fsim_expect_key_count(void)
+{
+	return NR_KEYS;
+}
+
+const struct fsim_expect_key *fsim_expect_key_at(size_t i)
+{
+	return i < NR_KEYS ? &key_defs[i].key : NULL;
+}
+
+const struct key_def *key_def_find(enum fsim_expect_target target, const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < NR_KEYS; i++)
+		if (key_defs[i].key.target == target && !strcmp(key_defs[i].key.name, name))
+			return &key_defs[i];
+	return NULL;
+}
+
+const struct fsim_expect_key *fsim_expect_key_find(enum fsim_expect_target target,
+						   const char *name)
+{
+	const struct key_def *d = key_def_find(target, name);
+
+	return d ? &d->key : NULL;
+}
+
+bool fsim_expect_key_in_mode(const struct fsim_expect_key *key, enum fsim_mode mode)
+{
+	const struct fsim_backend *ops = backend_of(mode);
+
+	if (!key || !ops)
+		return false;
+	if ((key->flags & FSIM_KEY_MM_SLOTS) && !ops->has_mm_slots)
+		return false;
+	if ((key->flags & FSIM_KEY_PAGE_MAPCOUNT) && !ops->entire_mapcount)
+		return false;
+	return true;
+}
+
+const char *fsim_expect_target_name(enum fsim_expect_target target)
+{
+	static const char *const names[FSIM_EXPECT_NR_TARGETS] = {
+		"folio", "stats", "thp", "vmstat", "meminfo", "region" };
+
+	return (unsigned int)target < FSIM_EXPECT_NR_TARGETS ? names[target] : "?";
+}

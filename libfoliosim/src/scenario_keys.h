@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* The `expect` key table (scenario_keys.c) as the library's executors see
+ * it: each public row with the id its value is computed by. */
+#ifndef FOLIOSIM_SCENARIO_KEYS_H
+#define FOLIOSIM_SCENARIO_KEYS_H
+
+#include "foliosim/scenario.h"
+
+enum key_id {
+	K_MAPCOUNT, K_TOTAL_MAPPED_PAGES, K_AVG_MAPCOUNT, K_MAPPED, K_MAYBE_SHARED,
+	K_PARTIALLY_MAPPED, K_DEFERRED, K_PINCOUNT, K_REFCOUNT, K_TRUE_MAPCOUNT,
+	K_KPAGECOUNT, K_EXCLUSIVE, K_ANON_EXCLUSIVE, K_MAPMAX, K_SLOT0, K_SLOT1,
+	K_SHARED_BIT, K_ENTIRE_MAPCOUNT, K_NR_PAGES_MAPPED,
+	K_STAT_ANON_MAPPED, K_STAT_FILE_MAPPED, K_STAT_ANON_THPS,
+	K_STAT_FILE_PMDMAPPED, K_STAT_SHMEM_PMDMAPPED,
+	K_THP_ORDER, K_THP_NR_ANON, K_THP_NR_ANON_PARTIALLY_MAPPED,
+	K_THP_SPLIT_DEFERRED,
+	K_VMSTAT_DEFERRED_SPLIT_PAGE, K_MEMINFO_ANON_PAGES_KB,
+	K_REGION_RSS_KB, K_REGION_PSS_KB, K_REGION_PRIVATE_KB, K_REGION_SHARED_KB,
+	K_REGION_ANON_HUGE_KB, K_REGION_MAPMAX, K_REGION_KPAGECOUNT,
+	K_REGION_EXCLUSIVE, K_REGION_ORDER,
+};
+
+struct key_def {
+	struct fsim_expect_key key;
+	enum key_id id;
+};
+
+const struct key_def *key_def_find(enum fsim_expect_target target, const char *name);
+
+#endif /* FOLIOSIM_SCENARIO_KEYS_H */
