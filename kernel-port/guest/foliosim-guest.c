@@ -143,10 +143,14 @@ static char *reserve_guarded(size_t size, size_t align)
 
 /* mmap() aligned to the folio size, as the scenario format asks; @guard
  * keeps PROT_NONE guards on both sides (the differential fuzzer's regions). */
-static char *map_aligned(size_t size, bool shmem, unsigned int order, bool guard)
+#define MAP_REQ_SHMEM	0x1	/* "mmap" request flags: MAP_SHARED */
+#define MAP_REQ_HUGETLB	0x2	/* MAP_HUGETLB of the default (PMD) hstate */
+
+static char *map_aligned(size_t size, unsigned int req, unsigned int order, bool guard)
 {
 	const size_t align = PAGE << order;
-	const int flags = (shmem ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS;
+	const int flags = ((req & MAP_REQ_SHMEM) ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS |
+			  ((req & MAP_REQ_HUGETLB) ? MAP_HUGETLB : 0);
 	char *raw, *p;
 	size_t head;
 
@@ -165,8 +169,10 @@ static char *map_aligned(size_t size, bool shmem, unsigned int order, bool guard
 		if (align - head)
 			munmap(p + size, align - head);
 	}
-	/* Large folios only where asked; order 0 regions must not get THPs. */
-	madvise(p, size, order >= 2 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	/* Large folios only where asked; order 0 regions must not get THPs
+	 * (hugetlb VMAs take no THP advice). */
+	if (!(req & MAP_REQ_HUGETLB))
+		madvise(p, size, order >= 2 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	return p;
 }
 
@@ -267,7 +273,7 @@ static int worker_command(char *line, char *reply, size_t len, const char *dir)
 			return 0;
 		}
 		r = &wregions[nwregions];
-		r->addr = map_aligned((size_t)a, c != 0, (unsigned int)b, d != 0);
+		r->addr = map_aligned((size_t)a, (unsigned int)c, (unsigned int)b, d != 0);
 		if (!r->addr) {
 			snprintf(reply, len, "err %d", errno);
 			return 0;
@@ -361,6 +367,7 @@ struct scenario_run {
 	int nprocs;
 	struct fsim_ctx *model;
 	long long anon0, split0, thp0[10][3];
+	long long hugetlb_prev;	/* vm.nr_hugepages to restore, or -1 */
 	char message[512];
 	int outcome;		/* FSIM_PASS/FAIL/SKIP */
 	unsigned int line;
@@ -477,6 +484,49 @@ static long long thp_stat(unsigned int order, int which)
 	return read_ll(path);
 }
 
+#define NR_HUGEPAGES "/proc/sys/vm/nr_hugepages"
+
+static uint64_t size_of(const struct fsim_stmt_view *v, const char *key, uint64_t dflt);
+
+/* The pool as it was before reserve_hugetlb(). */
+static void restore_hugetlb(struct scenario_run *s)
+{
+	char n[24];
+
+	if (s->hugetlb_prev < 0)
+		return;
+	snprintf(n, sizeof(n), "%lld", s->hugetlb_prev);
+	write_str(NR_HUGEPAGES, n);
+	s->hugetlb_prev = -1;
+}
+
+/* A scenario that maps hugetlb memory gets twice the huge pages its
+ * regions span (a private page may be copied once per fork), reserved in
+ * the pool for the run; a skip if the kernel cannot find them. */
+static bool reserve_hugetlb(struct scenario_run *s)
+{
+	const uint64_t huge = PAGE << fsim_script_arch(s->script, s->index)->pmd_order;
+	struct fsim_stmt_view v;
+	long long want = 0, got;
+	char n[24];
+	size_t k;
+
+	s->hugetlb_prev = -1;
+	for (k = 0; !fsim_script_statement(s->script, s->index, k, &v); k++)
+		if (!strcmp(v.keyword, "mmap") && !strcmp(v.words[v.nwords - 1], "hugetlb"))
+			want += (long long)(2 * ((size_of(&v, "size", 0) + huge - 1) / huge));
+	if (!want)
+		return true;
+	s->hugetlb_prev = read_ll(NR_HUGEPAGES);
+	snprintf(n, sizeof(n), "%lld", want + (s->hugetlb_prev > 0 ? s->hugetlb_prev : 0));
+	write_str(NR_HUGEPAGES, n);
+	got = read_ll(NR_HUGEPAGES) - (s->hugetlb_prev > 0 ? s->hugetlb_prev : 0);
+	if (got < want)
+		return fail(s, FSIM_SKIP, "the kernel found %lld of the %lld hugetlb pages "
+			    "the scenario needs", got < 0 ? 0 : got, want);
+	return true;
+}
+
 /* Per-size knobs: the orders the scenario's regions ask for on madvise,
  * every other order never; khugepaged must not collapse behind our back. */
 static void set_knobs(struct scenario_run *s)
@@ -490,9 +540,10 @@ static void set_knobs(struct scenario_run *s)
 	for (k = 0; !fsim_script_statement(s->script, s->index, k, &v); k++) {
 		const char *order = fsim_stmt_value(&v, "order");
 		unsigned int ord = order ? (unsigned int)atoi(order) : 0;
-		bool shmem = v.nwords == 4 && !strcmp(v.words[3], "shmem");
+		bool shmem = v.nwords >= 4 && !strcmp(v.words[3], "shmem");
 
-		if (strcmp(v.keyword, "mmap") || ord > 9)
+		if (strcmp(v.keyword, "mmap") || ord > 9 ||
+		    !strcmp(v.words[v.nwords - 1], "hugetlb"))
 			continue;
 		if (shmem)
 			shmem_order[ord] = true;
@@ -838,19 +889,26 @@ static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_view *v
 	if (!p)
 		return fail(s, FSIM_FAIL, "unknown process %s", v->words[0]);
 	if (!strcmp(verb, "mmap")) {
-		const bool shmem = v->nwords == 4 && !strcmp(v->words[3], "shmem");
+		const bool shmem = v->nwords >= 4 && !strcmp(v->words[3], "shmem");
+		const bool hugetlb = !strcmp(v->words[v->nwords - 1], "hugetlb");
 		const char *ord = fsim_stmt_value(v, "order");
-		unsigned int order = ord ? (unsigned int)atoi(ord) : 0;
+		const unsigned int pmd_order = fsim_script_arch(s->script, s->index)->pmd_order;
+		unsigned int order = ord ? (unsigned int)atoi(ord) : hugetlb ? pmd_order : 0;
 		uint64_t size = size_of(v, "size", 0);
 
-		if (!send(s, p, reply, sizeof(reply), "mmap %s %llu %u %d", region,
-			  (unsigned long long)size, order, shmem))
+		if (hugetlb && order != pmd_order)
+			return fail(s, FSIM_SKIP, "hugetlb pages of order %u: the guest "
+				    "reserves PMD-sized ones only", order);
+		if (!send(s, p, reply, sizeof(reply), "mmap %s %llu %u %u", region,
+			  (unsigned long long)size, order,
+			  (shmem ? MAP_REQ_SHMEM : 0) | (hugetlb ? MAP_REQ_HUGETLB : 0)))
 			return false;
 		r = &p->region[p->nregions++];
 		snprintf(r->name, sizeof(r->name), "%s", region);
 		r->addr = (uintptr_t)strtoull(reply + 3, NULL, 16);
 		r->size = size;
-		err = fsim_process_mmap(p->model, region, size, shmem, order);
+		err = hugetlb ? fsim_process_mmap_hugetlb(p->model, region, size, shmem, order)
+			      : fsim_process_mmap(p->model, region, size, shmem, order);
 	} else if (!strcmp(verb, "fork")) {
 		if (!(c = new_proc(s, v->words[2])))
 			return false;
@@ -901,6 +959,7 @@ static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_view *v
 /* Sums smaps fields over the VMAs inside [start, end). */
 struct smaps_sum {
 	long long rss, pss, private_kb, shared_kb, anon_huge;
+	long long shared_hugetlb, private_hugetlb;
 };
 
 static void read_smaps(pid_t pid, uintptr_t start, uintptr_t end, struct smaps_sum *out)
@@ -933,6 +992,10 @@ static void read_smaps(pid_t pid, uintptr_t start, uintptr_t end, struct smaps_s
 			out->shared_kb += kb;
 		else if (!strcmp(key, "AnonHugePages"))
 			out->anon_huge += kb;
+		else if (!strcmp(key, "Shared_Hugetlb"))
+			out->shared_hugetlb += kb;
+		else if (!strcmp(key, "Private_Hugetlb"))
+			out->private_hugetlb += kb;
 	}
 	if (f)
 		fclose(f);
@@ -1009,8 +1072,15 @@ static bool region_value(struct scenario_run *s, struct cproc *p, struct cregion
 		snprintf(buf, len, "%lld", sm.shared_kb);
 	else if (!strcmp(key, "anon_huge_kb"))
 		snprintf(buf, len, "%lld", sm.anon_huge);
+	else if (!strcmp(key, "shared_hugetlb_kb"))
+		snprintf(buf, len, "%lld", sm.shared_hugetlb);
+	else if (!strcmp(key, "private_hugetlb_kb"))
+		snprintf(buf, len, "%lld", sm.private_hugetlb);
+	else if (fsim_expect_key_find(FSIM_EXPECT_REGION, key))
+		return fail(s, FSIM_FAIL, "region key %s: the guest runner cannot read it "
+			    "yet", key);
 	else
-		return fail(s, FSIM_SKIP, "key %s is not observable from user space", key);
+		return fail(s, FSIM_FAIL, "unknown region key %s", key);
 	return true;
 }
 
@@ -1132,6 +1202,12 @@ static int run_scenario(struct scenario_run *s)
 		return fail(s, FSIM_FAIL, "cannot create the model"), FSIM_FAIL;
 	}
 	set_knobs(s);
+	if (!reserve_hugetlb(s)) {
+		restore_hugetlb(s);
+		fsim_ctx_destroy(s->model);
+		rmdir(s->dir);
+		return FSIM_SKIP;
+	}
 	s->anon0 = 0;
 	s->anon0 = region_anon_kb(s);
 	s->split0 = vmstat("thp_deferred_split_page");
@@ -1176,6 +1252,7 @@ static int run_scenario(struct scenario_run *s)
 	}
 	stop_all(s);
 	fsim_ctx_destroy(s->model);
+	restore_hugetlb(s);
 	return s->outcome;
 }
 

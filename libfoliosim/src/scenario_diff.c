@@ -44,12 +44,14 @@ static void collect_region(struct run *r, struct values *v, const char *pname,
 	if (fsim_process_smaps_kb(p, region, &kb))
 		return;
 	{
-		const char *const names[6] = { "rss_kb", "pss_kb", "private_kb",
-					       "shared_kb", "anon_huge_kb", "mapmax" };
-		const uint64_t vals[6] = { kb.rss, kb.pss, kb.private_total,
-					   kb.shared_total, kb.anon_huge, kb.mapmax };
+		const char *const names[8] = { "rss_kb", "pss_kb", "private_kb",
+					       "shared_kb", "anon_huge_kb", "mapmax",
+					       "shared_hugetlb_kb", "private_hugetlb_kb" };
+		const uint64_t vals[8] = { kb.rss, kb.pss, kb.private_total,
+					   kb.shared_total, kb.anon_huge, kb.mapmax,
+					   kb.shared_hugetlb, kb.private_hugetlb };
 
-		for (j = 0; j < 6; j++) {
+		for (j = 0; j < 8; j++) {
 			snprintf(key, sizeof(key), "%s %s %s", pname, region, names[j]);
 			snprintf(val, sizeof(val), "%llu", (unsigned long long)vals[j]);
 			put_value(v, key, val);

@@ -273,6 +273,12 @@ bool region_value(struct run *r, struct fsim_process *p, const char *region,
 	case K_REGION_ANON_HUGE_KB:
 		snprintf(buf, len, "%llu", (unsigned long long)kb.anon_huge);
 		break;
+	case K_REGION_SHARED_HUGETLB_KB:
+		snprintf(buf, len, "%llu", (unsigned long long)kb.shared_hugetlb);
+		break;
+	case K_REGION_PRIVATE_HUGETLB_KB:
+		snprintf(buf, len, "%llu", (unsigned long long)kb.private_hugetlb);
+		break;
 	case K_REGION_MAPMAX:
 		fsim_process_mapmax(p, region, &mapmax);
 		snprintf(buf, len, "%lu", mapmax);

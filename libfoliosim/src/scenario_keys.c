@@ -55,6 +55,8 @@ static const struct key_def key_defs[] = {
 	ROW(K_REGION_SHARED_KB, "shared_kb", REGION, UINT, 0, "smaps Shared_Clean + Shared_Dirty (kB)"),
 	ROW(K_REGION_ANON_HUGE_KB, "anon_huge_kb", REGION, UINT, 0, "smaps AnonHugePages (kB)"),
 	ROW(K_REGION_MAPMAX, "mapmax", REGION, UINT, 0, "numa_maps mapmax of the region"),
+	ROW(K_REGION_SHARED_HUGETLB_KB, "shared_hugetlb_kb", REGION, UINT, 0, "smaps Shared_Hugetlb (kB)"),
+	ROW(K_REGION_PRIVATE_HUGETLB_KB, "private_hugetlb_kb", REGION, UINT, 0, "smaps Private_Hugetlb (kB)"),
 	ROW(K_REGION_KPAGECOUNT, "kpagecount", REGION, UINT, FSIM_KEY_INDEXED, "/proc/kpagecount of the page at byte offset OFF"),
 	ROW(K_REGION_EXCLUSIVE, "exclusive", REGION, BOOL, FSIM_KEY_INDEXED, "pagemap bit 56 of the page at OFF"),
 	ROW(K_REGION_ORDER, "order", REGION, UINT, FSIM_KEY_INDEXED, "order of the folio holding the page at OFF (or none)"),

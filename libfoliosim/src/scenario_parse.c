@@ -372,7 +372,7 @@ static const struct stmt_spec stmt_specs[] = {
 
 /* Process operations: "P verb ...". */
 static const struct stmt_spec proc_specs[] = {
-	{ "mmap", ST_PROC_OP, 1, 2, keys_mmap },
+	{ "mmap", ST_PROC_OP, 1, 3, keys_mmap },
 	{ "touch", ST_PROC_OP, 1, 1, keys_range_opt },
 	{ "read", ST_PROC_OP, 1, 1, keys_range_opt },
 	{ "fork", ST_PROC_OP, 1, 1, keys_none },
@@ -471,6 +471,22 @@ static bool check_expect_args(struct parser *p, const struct stmt *st,
 		ks.required = false;
 		if (!check_value(p, &ks, a))
 			return false;
+	}
+	return true;
+}
+
+/* P mmap R [anon|shmem] [hugetlb]: the kind, then hugetlb. */
+static bool check_mmap_words(struct parser *p, const struct stmt *st)
+{
+	size_t i;
+
+	for (i = 3; i < st->nwords; i++) {
+		const char *w = st->words[i];
+		const bool kind = !strcmp(w, "anon") || !strcmp(w, "shmem");
+
+		if ((i == 3 && !kind && strcmp(w, "hugetlb")) ||
+		    (i == 4 && (strcmp(w, "hugetlb") || !strcmp(st->words[3], "hugetlb"))))
+			return perr(p, "usage: P mmap R size=S [anon|shmem] [hugetlb] [order=K]");
 	}
 	return true;
 }
@@ -630,9 +646,8 @@ static bool parse_statement(struct parser *p, char **tok, size_t ntok,
 			return false;
 		if (!check_words(p, st, 2, spec))
 			return false;
-		if (!strcmp(tok[1], "mmap") && st->nwords == 4 &&
-		    strcmp(st->words[3], "anon") && strcmp(st->words[3], "shmem"))
-			return perr(p, "mmap: '%s' is not anon or shmem", st->words[3]);
+		if (!strcmp(tok[1], "mmap") && !check_mmap_words(p, st))
+			return false;
 		return check_args(p, st, spec->keys, tok[1]);
 	}
 	if (!spec)

@@ -178,9 +178,16 @@ static bool run_process_op(struct run *r, const struct stmt *st)
 	if (!p)
 		return false;
 	if (!strcmp(verb, "mmap")) {
-		err = fsim_process_mmap(p, region, size_arg(st, "size", 0),
-					st->nwords == 4 && !strcmp(st->words[3], "shmem"),
-					(unsigned int)num(st, "order", 0));
+		const bool shmem = st->nwords > 3 && !strcmp(st->words[3], "shmem");
+		const bool hugetlb = !strcmp(st->words[st->nwords - 1], "hugetlb");
+
+		if (hugetlb)	/* the hstate: PMD-sized unless order= says */
+			err = fsim_process_mmap_hugetlb(p, region, size_arg(st, "size", 0),
+					shmem, (unsigned int)num(st, "order",
+						fsim_ctx_arch(r->ctx)->pmd_order));
+		else
+			err = fsim_process_mmap(p, region, size_arg(st, "size", 0), shmem,
+						(unsigned int)num(st, "order", 0));
 	} else if (!strcmp(verb, "touch") || !strcmp(verb, "read")) {
 		if (!region_bytes(r, p, region, &bytes))
 			return false;

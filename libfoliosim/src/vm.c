@@ -32,7 +32,8 @@ struct pte_entry {
 
 struct region {
 	char *name;
-	bool shmem;
+	bool shmem;			/* MAP_SHARED: pages from r->shm */
+	bool hugetlb;			/* MAP_HUGETLB: order is the hstate's */
 	unsigned int order;
 	unsigned long npages;
 	unsigned char *live;		/* the page is inside a VMA */
@@ -55,6 +56,14 @@ struct fsim_process {
 static unsigned long pmd_nr(const struct fsim_process *p)
 {
 	return 1ul << p->ctx->arch.pmd_order;
+}
+
+/* Pages one entry maps: 1, or a whole PMD or PUD. */
+static unsigned long entry_pages(const struct fsim_process *p, const struct pte_entry *e)
+{
+	if (e->level == FSIM_LEVEL_PUD)
+		return 1ul << p->ctx->arch.pud_order;
+	return e->level == FSIM_LEVEL_PMD ? pmd_nr(p) : 1;
 }
 
 static struct region *find_region(const struct fsim_process *p, const char *name)
@@ -201,6 +210,27 @@ int fsim_process_mmap(struct fsim_process *p, const char *name, uint64_t size,
 	return 0;
 }
 
+/* hugetlbfs_file_mmap() / MAP_HUGETLB: a region whose every fault maps a
+ * whole hugetlb folio of the hstate's order. */
+int fsim_process_mmap_hugetlb(struct fsim_process *p, const char *name,
+			      uint64_t size, bool shared, unsigned int order)
+{
+	const struct fsim_arch *arch = p ? &p->ctx->arch : NULL;
+	struct region *r;
+	int err;
+
+	if (!p || (order != arch->pmd_order && order != arch->pud_order) ||
+	    (size & ((((uint64_t)1 << order) << arch->page_shift) - 1)))
+		return -EINVAL;
+	err = fsim_process_mmap(p, name, size, shared, 0);
+	if (err)
+		return err;
+	r = find_region(p, name);
+	r->hugetlb = true;
+	r->order = order;
+	return 0;
+}
+
 int fsim_process_region_size(const struct fsim_process *p, const char *name,
 			     uint64_t *bytes)
 {
@@ -255,6 +285,35 @@ static void split_pmd(struct fsim_process *p, struct region *r, unsigned long s)
 	r->pte_table[s / n] = 1;	/* pmd_populate() of the deposited table */
 }
 
+/* The entry level of a hugetlb region's huge pages. */
+static enum fsim_level hugetlb_entry_level(const struct fsim_process *p,
+					   const struct region *r)
+{
+	return r->order == p->ctx->arch.pmd_order ? FSIM_LEVEL_PMD : FSIM_LEVEL_PUD;
+}
+
+/* __unmap_hugepage_range() over aligned pages [a, b): hugetlb_remove_rmap()
+ * of every huge page mapped there; a private page is freed with its last
+ * mapping, a shared one stays in the page cache. */
+static void zap_hugetlb(struct fsim_process *p, struct region *r, unsigned long a,
+			unsigned long b)
+{
+	const unsigned long n = 1ul << r->order;
+	unsigned long i, k;
+
+	for (i = a; i < b; i += n) {
+		struct fsim_folio *f = r->e[i].folio;
+
+		if (!f)
+			continue;
+		if (fsim_folio_remove_rmap(f, p->mm, hugetlb_entry_level(p, r), 0, n))
+			continue;	/* the oracle refused: keep the entries */
+		for (k = i; k < i + n; k++)
+			clear_entry(&r->e[k]);
+		put_if_unused(f);
+	}
+}
+
 /* zap_pte_range()/zap_huge_pmd() over pages [a, b): PMDs cut in part are
  * split first; consecutive PTEs of one folio go in one batched call. */
 static void zap_range(struct fsim_process *p, struct region *r, unsigned long a,
@@ -263,6 +322,10 @@ static void zap_range(struct fsim_process *p, struct region *r, unsigned long a,
 	const unsigned long n = pmd_nr(p);
 	unsigned long i, j;
 
+	if (r->hugetlb) {
+		zap_hugetlb(p, r, a, b);
+		return;
+	}
 	for (i = a - a % n; i < b; i += n) {
 		if (i >= r->npages || r->e[i].level != FSIM_LEVEL_PMD ||
 		    (!r->e[i].folio && !r->e[i].zero))
@@ -318,6 +381,8 @@ int fsim_process_munmap(struct fsim_process *p, const char *name, uint64_t off,
 	unsigned long a, b, i;
 	int err = page_range(p, r, off, len, &a, &b);
 
+	if (!err && r->hugetlb && ((a | b) & ((1ul << r->order) - 1)))
+		err = -EINVAL;	/* hugetlb_vm_op_split(): huge-page aligned only */
 	if (err)
 		return err;
 	zap_range(p, r, a, b);
@@ -345,6 +410,8 @@ int fsim_process_dontneed(struct fsim_process *p, const char *name, uint64_t off
 
 	if (!err)
 		err = live_range(r, a, b);	/* madvise() on a hole: -ENOMEM */
+	if (!err && r->hugetlb && ((a | b) & ((1ul << r->order) - 1)))
+		err = -EINVAL;	/* madvise_dontneed_free_valid_vma() */
 	if (err)
 		return err;
 	zap_range(p, r, a, b);
@@ -550,11 +617,98 @@ static int wp_fault(struct fsim_process *p, struct region *r, unsigned long i)
 	return 0;
 }
 
+/* A new anon hugetlb folio mapped at huge page a (hugetlb_no_page() of a
+ * private mapping, hugetlb_wp()'s copy). */
+static int map_new_hugetlb_anon(struct fsim_process *p, struct region *r,
+				unsigned long a, bool writable, bool dirty)
+{
+	struct fsim_folio *f;
+	int err = fsim_folio_create_hugetlb(p->ctx, r->order, FSIM_KIND_ANON, &f);
+
+	if (err)
+		return err;
+	err = fsim_folio_add_new_anon_rmap(f, p->mm, true);
+	if (err) {
+		fsim_folio_free(f);
+		return err;
+	}
+	set_entries(r, a, 1ul << r->order, f, 0, hugetlb_entry_level(p, r), writable,
+		    dirty);
+	return 0;
+}
+
+/* hugetlb_no_page() of a shared mapping: the page cache's folio, or a new
+ * one added to it, mapped with hugetlb_add_file_rmap(). */
+static int map_hugetlb_shared(struct fsim_process *p, struct region *r,
+			      unsigned long a, bool write)
+{
+	struct shm_object *shm = r->shm;
+	const unsigned long n = 1ul << r->order;
+	struct fsim_folio *f = shm->folio[a];
+	unsigned long k;
+	int err;
+
+	if (!f) {
+		err = fsim_folio_create_hugetlb(p->ctx, r->order, FSIM_KIND_FILE, &f);
+		if (err)
+			return err;
+		for (k = 0; k < n; k++) {
+			shm->folio[a + k] = f;
+			shm->fpage[a + k] = k;
+		}
+	}
+	err = fsim_folio_add_file_rmap(f, p->mm, hugetlb_entry_level(p, r), 0, n);
+	if (!err)
+		set_entries(r, a, n, f, 0, hugetlb_entry_level(p, r), true, write);
+	return err;
+}
+
+/* hugetlb_fault(): no_page maps the whole huge page (a private one read-only
+ * until hugetlb_wp()); hugetlb_wp() reuses a private page that one mapping
+ * holds (folio_mapcount() == 1, the anon rmap moved to this vma), else
+ * copies the whole huge page. */
+static int hugetlb_access(struct fsim_process *p, struct region *r,
+			  unsigned long i, bool write)
+{
+	const unsigned long n = 1ul << r->order, a = i - i % n;
+	struct pte_entry *e = &r->e[a];
+	struct fsim_folio *old = e->folio;
+	unsigned long k;
+	int err;
+
+	if (!old)
+		return r->shmem ? map_hugetlb_shared(p, r, a, write)
+				: map_new_hugetlb_anon(p, r, a, write, write);
+	if (!write)
+		return 0;
+	if (e->writable) {
+		for (k = a; k < a + n; k++)
+			r->e[k].dirty = true;
+		return 0;
+	}
+	if (fsim_folio_mapcount(old) == 1) {
+		err = fsim_folio_set_anon_exclusive(old, 0, true);
+		for (k = a; !err && k < a + n; k++)
+			r->e[k].writable = r->e[k].dirty = true;
+		return err;
+	}
+	err = fsim_folio_remove_rmap(old, p->mm, hugetlb_entry_level(p, r), 0, n);
+	if (err)
+		return err;
+	for (k = a; k < a + n; k++)
+		clear_entry(&r->e[k]);
+	err = map_new_hugetlb_anon(p, r, a, true, true);
+	put_if_unused(old);
+	return err;
+}
+
 static int access_page(struct fsim_process *p, struct region *r, unsigned long i,
 		       bool write)
 {
 	struct pte_entry *e = &r->e[i];
 
+	if (r->hugetlb)
+		return hugetlb_access(p, r, i, write);
 	if (r->shmem) {
 		if (!e->folio)
 			return shmem_fault(p, r, i, write);
@@ -596,6 +750,39 @@ int fsim_process_access(struct fsim_process *p, const char *name, uint64_t off,
 	return err;
 }
 
+/* copy_hugetlb_page_range() of a private mapping (it has an anon_vma, so
+ * vma_needs_copy()): every page is shared write-protected
+ * (hugetlb_try_dup_anon_rmap()), or, when that says -EBUSY (a pinned
+ * exclusive page), copied for the child at once.  A shared mapping is not
+ * copied (6.12's vma_needs_copy() has no VM_HUGETLB case): the child
+ * faults the page cache's pages in. */
+static int copy_hugetlb(struct fsim_process *parent, struct fsim_process *child,
+			struct region *src, struct region *dst)
+{
+	const unsigned long n = 1ul << src->order;
+	const enum fsim_level level = hugetlb_entry_level(parent, src);
+	unsigned long i, k;
+	int err = 0;
+
+	for (i = 0; i < src->npages && !err; i += n) {
+		struct pte_entry *e = &src->e[i];
+
+		if (!e->folio)
+			continue;
+		err = fsim_folio_try_dup_anon_rmap(e->folio, child->mm, parent->mm,
+						   level, 0, n);
+		if (err == -EBUSY) {
+			err = map_new_hugetlb_anon(child, dst, i, true, e->dirty);
+			continue;
+		}
+		for (k = i; !err && k < i + n; k++) {
+			src->e[k].writable = false;
+			dst->e[k] = src->e[k];
+		}
+	}
+	return err;
+}
+
 /* copy_page_range() for one region: anon entries are shared with the
  * child and write-protected in both (copy_present_ptes()/copy_huge_pmd());
  * a shared shmem mapping has no anon_vma and is not copied at all. */
@@ -617,6 +804,9 @@ static int copy_region(struct fsim_process *parent, struct fsim_process *child,
 	memcpy(dst->pte_table, src->pte_table, src->npages / n + 1);
 	dst->next = child->regions;
 	child->regions = dst;
+	dst->hugetlb = src->hugetlb;
+	if (src->hugetlb && !src->shmem)
+		return copy_hugetlb(parent, child, src, dst);
 	if (src->shmem) {
 		dst->shm = src->shm;
 		dst->shm->refs++;
@@ -702,7 +892,6 @@ int fsim_process_smaps(const struct fsim_process *p, const char *name,
 		       struct fsim_smaps *out)
 {
 	const struct region *r = find_region(p, name);
-	const unsigned long n = pmd_nr(p);
 	unsigned long i;
 
 	if (!r)
@@ -713,9 +902,10 @@ int fsim_process_smaps(const struct fsim_process *p, const char *name,
 
 		if (!r->live[i] || !e->folio)
 			continue;	/* the zeropage is not vm_normal_page() */
-		if (e->level == FSIM_LEVEL_PMD) {
-			fsim_smaps_account(e->folio, FSIM_LEVEL_PMD, e->fpage, e->dirty, out);
-			i += n - 1;
+		if (e->level != FSIM_LEVEL_PTE) {
+			fsim_smaps_account(e->folio, (enum fsim_level)e->level, e->fpage,
+					   e->dirty, out);
+			i += entry_pages(p, e) - 1;
 		} else {
 			fsim_smaps_account(e->folio, FSIM_LEVEL_PTE, e->fpage, e->dirty, out);
 		}
@@ -727,7 +917,6 @@ int fsim_process_smaps_kb(const struct fsim_process *p, const char *name,
 			  struct fsim_smaps_kb *out)
 {
 	const struct region *r = find_region(p, name);
-	const unsigned long n = pmd_nr(p);
 	unsigned long i = 0;
 
 	if (!r)
@@ -749,10 +938,10 @@ int fsim_process_smaps_kb(const struct fsim_process *p, const char *name,
 				continue;
 			if (fsim_numa_mapmax(e->folio, e->fpage) > out->mapmax)
 				out->mapmax = fsim_numa_mapmax(e->folio, e->fpage);
-			if (e->level == FSIM_LEVEL_PMD) {
-				fsim_smaps_account(e->folio, FSIM_LEVEL_PMD, e->fpage,
-						   e->dirty, &v);
-				i += n - 1;
+			if (e->level != FSIM_LEVEL_PTE) {
+				fsim_smaps_account(e->folio, (enum fsim_level)e->level,
+						   e->fpage, e->dirty, &v);
+				i += entry_pages(p, e) - 1;
 			} else {
 				fsim_smaps_account(e->folio, FSIM_LEVEL_PTE, e->fpage,
 						   e->dirty, &v);
@@ -773,6 +962,8 @@ int fsim_process_smaps_kb(const struct fsim_process *p, const char *name,
 		out->anonymous += v.anonymous >> 10;
 		out->anon_huge += v.anonymous_thp >> 10;
 		out->shmem_pmd += v.shmem_thp >> 10;
+		out->shared_hugetlb += v.shared_hugetlb >> 10;
+		out->private_hugetlb += v.private_hugetlb >> 10;
 	}
 	return 0;
 }
@@ -794,8 +985,8 @@ int fsim_process_mapmax(const struct fsim_process *p, const char *name,
 		m = fsim_numa_mapmax(e->folio, e->fpage);
 		if (m > *out)
 			*out = m;
-		if (e->level == FSIM_LEVEL_PMD)
-			i += pmd_nr(p) - 1;
+		if (e->level != FSIM_LEVEL_PTE)
+			i += entry_pages(p, e) - 1;
 	}
 	return 0;
 }

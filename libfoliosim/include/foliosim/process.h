@@ -42,6 +42,14 @@ FSIM_API struct fsim_mm *fsim_process_mm(const struct fsim_process *p);
  *  2^@order pages. */
 FSIM_API int fsim_process_mmap(struct fsim_process *p, const char *region,
 			       uint64_t size, bool shmem, unsigned int order);
+/** mmap(MAP_HUGETLB) of @size bytes, a multiple of the hstate's page of
+ *  2^@order pages (@order pmd_order or pud_order): MAP_PRIVATE anonymous
+ *  (@shared false: faults map anon hugetlb folios, fork shares them until a
+ *  write copies the whole huge page) or MAP_SHARED (@shared: one hugetlbfs
+ *  page cache, which fork maps in the child too).  munmap() and
+ *  MADV_DONTNEED then need ranges aligned to the huge page (-EINVAL). */
+FSIM_API int fsim_process_mmap_hugetlb(struct fsim_process *p, const char *region,
+				       uint64_t size, bool shared, unsigned int order);
 /** The region's size in bytes as mmap()ed (munmap leaves holes in it). */
 FSIM_API int fsim_process_region_size(const struct fsim_process *p,
 				      const char *region, uint64_t *bytes);
@@ -65,6 +73,7 @@ struct fsim_smaps_kb {
 	uint64_t private_clean, private_dirty, shared_clean, shared_dirty;
 	uint64_t private_total, shared_total;	/* Private_* and Shared_* sums */
 	uint64_t anonymous, anon_huge, shmem_pmd;
+	uint64_t shared_hugetlb, private_hugetlb;	/* Shared_/Private_Hugetlb */
 	unsigned long mapmax;		/* numa_maps "mapmax" over the region */
 	unsigned int vmas;
 };
