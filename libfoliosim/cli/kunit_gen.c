@@ -302,16 +302,6 @@ static long kg_resolve(struct kg_gen *g, const char *name, bool folio, const cha
 	return s->index;
 }
 
-static unsigned long long kg_add_sat(unsigned long long a, unsigned long long b)
-{
-	return a > ~0ULL - b ? ~0ULL : a + b;
-}
-
-static unsigned long long kg_mul_sat(unsigned long long a, unsigned long long b)
-{
-	return b && a > ~0ULL / b ? ~0ULL : a * b;
-}
-
 static int kg_errno(const struct fsim_stmt_view *v)
 {
 	const char *f = fsim_stmt_value(v, "fails");
@@ -407,35 +397,6 @@ static bool kg_expect_keys(struct kg_gen *g, const struct fsim_stmt_view *v,
 	return true;
 }
 
-/* Pages of one PTE-level call, 1 for a PMD/PUD entry: the work estimate. */
-static unsigned long long kg_work(const struct kg_stmt *st, unsigned int order)
-{
-	unsigned long long per = 1;
-	size_t i;
-
-	switch (st->kind) {
-	case KG_MM:
-	case KG_MMDROP:
-		per = 1024;	/* mm_alloc()/mmput(): a few page allocations */
-		break;
-	case KG_NEW_ANON:
-		per = 1ULL << (order < 63 ? order : 63);
-		break;
-	case KG_ADD:
-	case KG_REMOVE:
-	case KG_DUP:
-		per = st->level == 0 ? st->nr : 1;
-		break;
-	case KG_EXPECT_FOLIO:
-		for (i = 0; i < st->nex; i++)
-			if (st->ex[i].indexed)
-				per = kg_add_sat(per, st->ex[i].hi - st->ex[i].lo);
-		break;
-	default:
-		break;
-	}
-	return kg_mul_sat(st->repeat, per ? per : 1);
-}
 
 /* Translates statement @v into @st; false after an error. */
 /* The KUnit executor's RMAP_SCN_MODE_* bits: a kernel with the kunit part
@@ -456,6 +417,20 @@ static unsigned int kg_mode_bit(const char *mode)
 	return 0;
 }
 
+/* The model's modes whose expect[MODE] lines the table carries (bit
+ * 1 << mode), for the rmap work estimate. */
+static unsigned int kg_kernel_modes(void)
+{
+	unsigned int bits = 0;
+	enum fsim_mode m;
+	size_t k;
+
+	for (k = 0; k < sizeof(kg_modes) / sizeof(kg_modes[0]); k++)
+		if (!fsim_mode_from_name(kg_modes[k].mode, &m))
+			bits |= 1u << m;
+	return bits;
+}
+
 /* The kernel modes scenario @i runs in. */
 static unsigned int kg_scenario_modes(const struct fsim_script *s, size_t i)
 {
@@ -474,8 +449,6 @@ static bool kg_stmt(struct kg_gen *g, const struct fsim_stmt_view *v, struct kg_
 {
 	const char *kw = v->keyword;
 	const char *f = v->nwords ? v->words[0] : NULL;
-	unsigned int order = 0;
-
 	memset(st, 0, sizeof(*st));
 	st->line = v->line;
 	st->repeat = v->repeat;
@@ -546,7 +519,6 @@ static bool kg_stmt(struct kg_gen *g, const struct fsim_stmt_view *v, struct kg_
 		if ((st->folio = kg_resolve(g, f, true, kw)) < 0)
 			return false;
 		s = kg_lookup(g, f);
-		order = s->order;
 		if (st->kind != KG_UNPIN && st->kind != KG_FREE &&
 		    (st->mm = kg_resolve(g, fsim_stmt_value(v, "mm"), false, kw)) < 0)
 			return false;
@@ -581,7 +553,6 @@ static bool kg_stmt(struct kg_gen *g, const struct fsim_stmt_view *v, struct kg_
 			break;
 		}
 	}
-	g->scn->work = kg_add_sat(g->scn->work, kg_work(st, order));
 	return true;
 }
 
@@ -653,6 +624,13 @@ static bool kg_scenario(const struct fsim_script *s, size_t i, struct kg_scn *sc
 			sc->nst++;
 		else
 			break;
+	}
+	if (!g.failed) {
+		struct fsim_cost cost;
+
+		if (fsim_script_cost(s, i, kg_kernel_modes(), &cost))
+			kg_error(&g, "out of memory");
+		sc->work = cost.rmap_work;
 	}
 	free(g.syms);
 	free(g.hash);

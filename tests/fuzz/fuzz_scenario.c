@@ -45,39 +45,16 @@ static void print_counters(void)
 	fz_stats_print("fuzz_scenario", &counters);
 }
 
-/* Pages a statement may create: folio order=N, or mmap size=S. */
-static unsigned long long stmt_pages(const struct fsim_stmt_view *v)
-{
-	const char *order = fsim_stmt_value(v, "order");
-	const char *size = fsim_stmt_value(v, "size");
-	unsigned long long n = 0, pages = 0;
-
-	if (!strcmp(v->keyword, "folio") && order && fsim_parse_size(order, &n))
-		pages += n > 40 ? FZ_MAX_PAGES + 1 : 1ull << n;
-	if (!strcmp(v->keyword, "mmap") && size && fsim_parse_size(size, &n))
-		pages += n >> 10;
-	return pages;
-}
-
-/* Whether running scenario @i stays within the work cap. */
+/* Whether running scenario @i stays within the work cap, by the library's
+ * own estimate (fsim_script_cost(), which kunit-gen uses too). */
 static bool affordable(const struct fsim_script *s, size_t i)
 {
-	unsigned long long pages = 0, steps = 0, procs = 1;
-	struct fsim_stmt_view v;
-	size_t k, n = fsim_script_statements(s, i);
+	struct fsim_cost c;
 
-	for (k = 0; k < n; k++) {
-		if (fsim_script_statement(s, i, k, &v))
-			return false;
-		if (v.repeat > FZ_MAX_REPEAT)
-			return false;
-		steps += 1 + v.repeat;
-		pages += stmt_pages(&v);
-		procs += !strcmp(v.keyword, "process") || !strcmp(v.keyword, "fork");
-		if (pages > FZ_MAX_PAGES || procs > FZ_MAX_PAGES)
-			return false;
-	}
-	return steps * (pages + 1) * procs <= FZ_MAX_WORK;
+	if (fsim_script_cost(s, i, 0, &c))
+		return false;
+	return c.max_repeat <= FZ_MAX_REPEAT && c.pages <= FZ_MAX_PAGES &&
+	       c.processes <= FZ_MAX_PAGES && c.check_work <= FZ_MAX_WORK;
 }
 
 static void run_scenario(const struct fsim_script *s, size_t i)

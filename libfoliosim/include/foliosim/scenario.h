@@ -136,6 +136,28 @@ FSIM_API bool fsim_expect_key_in_mode(const struct fsim_expect_key *key,
 /** "folio", "stats", "thp", "vmstat", "meminfo", "region". */
 FSIM_API const char *fsim_expect_target_name(enum fsim_expect_target target);
 
+/** What running a scenario costs, estimated from its statements: one
+ *  estimate for every executor that bounds its work (the fuzz target's
+ *  work cap, kunit-gen's per-scenario rmap work).  Counts saturate. */
+struct fsim_cost {
+	unsigned long long steps;	/* statements + the sum of their repeats */
+	unsigned long long max_repeat;	/* the largest `repeat N` */
+	unsigned long long pages;	/* 2^order per folio, size >> 10 per mmap
+					 * (at least its pages for page_shift >= 10) */
+	unsigned long long processes;	/* 1 + process and fork statements */
+	unsigned long long check_work;	/* steps * (pages + 1) * processes: the
+					 * checker and the trace walk every page and
+					 * region after every statement */
+	unsigned long long rmap_work;	/* per-page rmap updates: a PTE call its
+					 * pages, a PMD/PUD entry 1, new-anon 2^order,
+					 * mm/mmdrop 1024, an indexed expect its
+					 * pages; times repeat */
+};
+/** The cost of scenario @i, counting the expect[MODE] lines of the modes
+ *  in @modes (bit 1 << mode; 0: every mode).  0 or -EINVAL. */
+FSIM_API int fsim_script_cost(const struct fsim_script *script, size_t i,
+			      unsigned int modes, struct fsim_cost *out);
+
 enum fsim_outcome {
 	FSIM_PASS = 0,
 	FSIM_FAIL = 1,
