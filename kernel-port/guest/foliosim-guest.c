@@ -48,6 +48,7 @@
 #include "foliosim/process.h"
 #include "foliosim/scenario.h"
 #include "guest.h"
+#include "procfs.h"
 
 #define MAX_PROCS 600
 
@@ -624,19 +625,19 @@ static int kernel_order(pid_t pid, uintptr_t addr, uint64_t *pfn_out)
 		return -1;
 	}
 	close(fd);
-	if (!(pme >> 63) || !(pfn = pme & ((1ull << 55) - 1)))
+	if (!pm_present(pme) || !(pfn = pm_pfn(pme)))
 		return -1;
 	*pfn_out = pfn;
 	fd = open("/proc/kpageflags", O_RDONLY);
 	if (fd < 0)
 		return -1;
-	/* Back to the head page (COMPOUND_TAIL is bit 16, HEAD bit 15). */
-	while (pread(fd, &flags, 8, (off_t)(pfn * 8)) == 8 && (flags >> 16 & 1) && pfn)
+	/* Back to the head page. */
+	while (pread(fd, &flags, 8, (off_t)(pfn * 8)) == 8 && kpf(flags, KPF_COMPOUND_TAIL) && pfn)
 		pfn--;
-	if (pread(fd, &flags, 8, (off_t)(pfn * 8)) == 8 && (flags >> 15 & 1))
+	if (pread(fd, &flags, 8, (off_t)(pfn * 8)) == 8 && kpf(flags, KPF_COMPOUND_HEAD))
 		while (n < 1 << 18 &&
 		       pread(fd, &flags, 8, (off_t)((pfn + (uint64_t)n) * 8)) == 8 &&
-		       (flags >> 16 & 1))
+		       kpf(flags, KPF_COMPOUND_TAIL))
 			n++;
 	close(fd);
 	while ((1l << order) < n)
@@ -732,8 +733,8 @@ static void own_anon_pfns(pid_t pid, const struct cproc *p, struct pfnset *set)
 			if (got <= 0)
 				break;
 			for (k = 0; k < (size_t)got / 8; k++)
-				if (buf[k] >> 63)
-					pfn_add(set, buf[k] & ((1ull << 55) - 1));
+				if (pm_present(buf[k]))
+					pfn_add(set, pm_pfn(buf[k]));
 			a += n * PAGE;
 		}
 	}
@@ -785,9 +786,9 @@ static long long own_anon_kb(struct scenario_run *s)
 
 		if (i && set.pfn[i] == set.pfn[i - 1])
 			continue;
-		/* KPF_ANON (12), not KPF_ZERO_PAGE (24) */
+		/* anon, not the zeropage */
 		if (pread(fd, &flags, 8, (off_t)(set.pfn[i] * 8)) == 8 &&
-		    (flags >> 12 & 1) && !(flags >> 24 & 1))
+		    kpf(flags, KPF_ANON) && !kpf(flags, KPF_ZERO_PAGE))
 			kb += (long long)(PAGE >> 10);
 	}
 	if (fd >= 0)
@@ -957,83 +958,11 @@ static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_view *v
 }
 
 /* Sums smaps fields over the VMAs inside [start, end). */
-struct smaps_sum {
-	long long rss, pss, private_kb, shared_kb, anon_huge;
-	long long shared_hugetlb, private_hugetlb;
-};
-
-static void read_smaps(pid_t pid, uintptr_t start, uintptr_t end, struct smaps_sum *out)
-{
-	char path[64], line[256];
-	unsigned long a, b;
-	bool in = false;
-	FILE *f;
-
-	memset(out, 0, sizeof(*out));
-	snprintf(path, sizeof(path), "/proc/%d/smaps", pid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		long long kb;
-		char key[64];
-
-		if (sscanf(line, "%lx-%lx ", &a, &b) == 2 && strchr(line, '-') < strchr(line, ' ')) {
-			in = a >= start && b <= end;
-			continue;
-		}
-		if (!in || sscanf(line, "%63[^:]: %lld kB", key, &kb) != 2)
-			continue;
-		if (!strcmp(key, "Rss"))
-			out->rss += kb;
-		else if (!strcmp(key, "Pss"))
-			out->pss += kb;
-		else if (!strcmp(key, "Private_Clean") || !strcmp(key, "Private_Dirty"))
-			out->private_kb += kb;
-		else if (!strcmp(key, "Shared_Clean") || !strcmp(key, "Shared_Dirty"))
-			out->shared_kb += kb;
-		else if (!strcmp(key, "AnonHugePages"))
-			out->anon_huge += kb;
-		else if (!strcmp(key, "Shared_Hugetlb"))
-			out->shared_hugetlb += kb;
-		else if (!strcmp(key, "Private_Hugetlb"))
-			out->private_hugetlb += kb;
-	}
-	if (f)
-		fclose(f);
-}
-
-/* numa_maps "mapmax" over the VMAs inside [start, end); 1 when pages are
- * mapped but the kernel prints no mapmax (it does so only above 1). */
-static long long read_mapmax(pid_t pid, uintptr_t start, uintptr_t end)
-{
-	char path[64], line[1024];
-	long long max = 0;
-	unsigned long a;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%d/numa_maps", pid);
-	f = fopen(path, "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		char *m = strstr(line, "mapmax="), *pages = strstr(line, " anon=");
-
-		if (sscanf(line, "%lx", &a) != 1 || a < start || a >= end)
-			continue;
-		if (!pages)
-			pages = strstr(line, " mapped=");
-		if (m && atoll(m + 7) > max)
-			max = atoll(m + 7);
-		else if (!m && pages && max < 1)
-			max = 1;
-	}
-	if (f)
-		fclose(f);
-	return max;
-}
-
 static bool region_value(struct scenario_run *s, struct cproc *p, struct cregion *r,
 			 const char *key, char *buf, size_t len)
 {
 	const char *at = strchr(key, '@');
-	struct smaps_sum sm;
+	struct smaps_vma sm;
 
 	if (at) {
 		unsigned long long off;
@@ -1043,10 +972,10 @@ static bool region_value(struct scenario_run *s, struct cproc *p, struct cregion
 			return fail(s, FSIM_FAIL, "%s: offset outside the region", key);
 		pme = pagemap_entry(p->pid, r->addr + off);
 		if (!strncmp(key, "kpagecount@", 11))
-			snprintf(buf, len, "%llu", (pme >> 63) ?
-				 (unsigned long long)kpagecount(pme & ((1ull << 55) - 1)) : 0ull);
+			snprintf(buf, len, "%llu", pm_present(pme) ?
+				 (unsigned long long)kpagecount(pm_pfn(pme)) : 0ull);
 		else if (!strncmp(key, "exclusive@", 10))
-			snprintf(buf, len, "%s", (pme >> 63) && (pme >> 56 & 1) ? "yes" : "no");
+			snprintf(buf, len, "%s", pm_exclusive(pme) ? "yes" : "no");
 		else {
 			int o = kernel_order(p->pid, r->addr + off, &pfn);
 
@@ -1058,10 +987,10 @@ static bool region_value(struct scenario_run *s, struct cproc *p, struct cregion
 		return true;
 	}
 	if (!strcmp(key, "mapmax")) {
-		snprintf(buf, len, "%lld", read_mapmax(p->pid, r->addr, r->addr + r->size));
+		snprintf(buf, len, "%lld", numa_maps_mapmax(p->pid, r->addr, r->addr + r->size));
 		return true;
 	}
-	read_smaps(p->pid, r->addr, r->addr + r->size, &sm);
+	smaps_sum(p->pid, r->addr, r->addr + r->size, &sm);
 	if (!strcmp(key, "rss_kb"))
 		snprintf(buf, len, "%lld", sm.rss);
 	else if (!strcmp(key, "pss_kb"))

@@ -47,6 +47,7 @@
 
 #include "foliosim/foliosim.h"
 #include "guest.h"
+#include "procfs.h"
 
 /* include/uapi/linux/fs.h of 6.7+, spelled out: the build host's headers
  * may predate PAGEMAP_SCAN. */
@@ -63,14 +64,6 @@ struct gf_pm_scan_arg {
 #define GF_PAGE_IS_PRESENT (1ull << 3)
 #define GF_PAGE_IS_HUGE (1ull << 6)
 
-#define PM_PFN_MASK ((1ull << 55) - 1)
-#define PM_EXCLUSIVE_BIT 56
-#define PM_SWAP_BIT 62
-#define PM_PRESENT_BIT 63
-#define KPF_COMPOUND_HEAD 15
-#define KPF_COMPOUND_TAIL 16
-#define KPF_ANON 12
-#define KPF_ZERO_PAGE 24
 #define PMD_ORDER 9
 #define PMD_PAGES (1ul << PMD_ORDER)
 
@@ -689,14 +682,14 @@ static void gf_observe_region(struct gfuzz *g, int pi, const struct gf_region *r
 		 * addresses for another region, which observes them */
 		if (r->gone[i])
 			continue;
-		if (pme[i] >> PM_SWAP_BIT & 1) {
+		if (pm_bit(pme[i], PM_SWAP_BIT)) {
 			gf_mismatch(g, &pg, MM_OBSERVE, "a swapped-out page (the fuzzer does not model swap)");
 			continue;
 		}
-		if (!(pme[i] >> PM_PRESENT_BIT & 1))
+		if (!pm_present(pme[i]))
 			continue;
-		pg.pfn = pme[i] & PM_PFN_MASK;
-		pg.kexcl = pme[i] >> PM_EXCLUSIVE_BIT & 1;
+		pg.pfn = pm_pfn(pme[i]);
+		pg.kexcl = pm_bit(pme[i], PM_MMAP_EXCLUSIVE_BIT);
 		if (!pg.pfn) {
 			gf_fatal(g, "pagemap shows no PFNs (needs CAP_SYS_ADMIN)");
 			return;
@@ -743,16 +736,16 @@ static void gf_folio_in_window(const uint64_t *flags, size_t j, uint64_t w, stru
 	size_t h = j, n;
 
 	out->head = UINT64_MAX;
-	if (!(flags[j] >> KPF_COMPOUND_HEAD & 1) && !(flags[j] >> KPF_COMPOUND_TAIL & 1)) {
+	if (!kpf(flags[j], KPF_COMPOUND_HEAD) && !kpf(flags[j], KPF_COMPOUND_TAIL)) {
 		out->head = w + j;
 		out->order = 0;
 		return;
 	}
-	while (h > 0 && (flags[h] >> KPF_COMPOUND_TAIL & 1))
+	while (h > 0 && kpf(flags[h], KPF_COMPOUND_TAIL))
 		h--;
-	if (!(flags[h] >> KPF_COMPOUND_HEAD & 1))
+	if (!kpf(flags[h], KPF_COMPOUND_HEAD))
 		return;		/* a folio above order 9 */
-	for (n = 1; h + n < PMD_PAGES && (flags[h + n] >> KPF_COMPOUND_TAIL & 1); n++)
+	for (n = 1; h + n < PMD_PAGES && kpf(flags[h + n], KPF_COMPOUND_TAIL); n++)
 		;
 	for (out->order = 0; (1ul << out->order) < n; out->order++)
 		;
@@ -810,7 +803,7 @@ static void gf_read_pfns(struct gfuzz *g, int kflags, int kcount)
 		const uint64_t w = g->pfns.v[i].pfn & ~(uint64_t)(PMD_PAGES - 1);
 		const uint64_t f = g->pfns.v[i].flags;
 
-		if (!(f >> KPF_COMPOUND_HEAD & 1) && !(f >> KPF_COMPOUND_TAIL & 1)) {
+		if (!kpf(f, KPF_COMPOUND_HEAD) && !kpf(f, KPF_COMPOUND_TAIL)) {
 			g->pfns.v[i].head = g->pfns.v[i].pfn;	/* order 0 */
 			g->pfns.v[i].order = 0;
 			continue;
@@ -914,9 +907,9 @@ static void gf_entries(struct gfuzz *g)
 		unsigned int order;
 
 		pg->kcount = info->count;
-		if (info->flags >> KPF_ZERO_PAGE & 1)
+		if (kpf(info->flags, KPF_ZERO_PAGE))
 			continue;	/* folio stays UINT32_MAX */
-		if (!(info->flags >> KPF_ANON & 1)) {
+		if (!kpf(info->flags, KPF_ANON)) {
 			gf_mismatch(g, pg, MM_OBSERVE, "not an anon page: kpageflags %#" PRIx64, info->flags);
 			continue;
 		}
@@ -1282,10 +1275,10 @@ static void gf_compare_pages(struct gfuzz *g)
 			/* The zeropages: never rmap-mapped folios.  kpagecount
 			 * reads their mapcount; pte_to_pagemap_entry() gives no
 			 * bit 56 (vm_normal_page() is NULL), pagemap_pmd_range()
-			 * asks the huge zero folio (see vm.c). */
+			 * asks the huge zero folio: the library's one rule. */
 			f = pg->pmd ? g->huge_zero : g->zero;
 			count = fsim_kpagecount(f, pg->pmd ? (pg->va & (PMD_BYTES - 1)) / PAGE : 0);
-			excl = pg->pmd && fsim_pagemap_exclusive(f, (pg->va & (PMD_BYTES - 1)) / PAGE);
+			excl = pg->pmd && fsim_huge_zero_pmd_exclusive(g->ctx);
 		} else {
 			f = g->folios.v[pg->folio].f;
 			count = fsim_kpagecount(f, pg->fpage);
@@ -1305,41 +1298,8 @@ static void gf_compare_pages(struct gfuzz *g)
 	}
 }
 
-struct gf_smaps_kb {
-	long long rss, pss, private_kb, shared_kb, anon_huge;
-};
-
-static bool gf_read_file(struct gfuzz *g, const char *path)
-{
-	int fd = open(path, O_RDONLY);
-	size_t n = 0;
-	ssize_t got;
-
-	if (fd < 0)
-		return false;
-	for (;;) {
-		if (n + 4096 >= g->smaps_cap) {
-			size_t cap = g->smaps_cap ? 2 * g->smaps_cap : 65536;
-			char *p = realloc(g->smaps, cap);
-
-			if (!p)
-				break;
-			g->smaps = p;
-			g->smaps_cap = cap;
-		}
-		got = read(fd, g->smaps + n, g->smaps_cap - n - 1);
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-	}
-	close(fd);
-	if (g->smaps)
-		g->smaps[n] = '\0';
-	return g->smaps != NULL;
-}
-
 static void gf_model_vma(struct gfuzz *g, int proc, uintptr_t a, uintptr_t b,
-			 struct gf_smaps_kb *out)
+			 struct smaps_vma *out)
 {
 	struct fsim_smaps acc;
 	size_t i;
@@ -1390,9 +1350,9 @@ static bool gf_in_region(const struct gf_proc *p, uintptr_t a, uintptr_t b)
 }
 
 static void gf_compare_vma(struct gfuzz *g, int proc, uintptr_t a, uintptr_t b,
-			   const struct gf_smaps_kb *k)
+			   const struct smaps_vma *k)
 {
-	struct gf_smaps_kb m;
+	struct smaps_vma m;
 	struct gf_page pg = { proc, a, 0, UINT32_MAX, 0, false, false, 0 };
 
 	gf_model_vma(g, proc, a, b, &m);
@@ -1406,53 +1366,30 @@ static void gf_compare_vma(struct gfuzz *g, int proc, uintptr_t a, uintptr_t b,
 			    m.anon_huge);
 }
 
+struct smaps_cmp {
+	struct gfuzz *g;
+	int proc;
+};
+
+static void gf_smaps_vma(void *arg, const struct smaps_vma *k)
+{
+	struct smaps_cmp *c = arg;
+
+	if (gf_in_region(&c->g->procs[c->proc], k->start, k->end))
+		gf_compare_vma(c->g, c->proc, k->start, k->end, k);
+}
+
 static void gf_compare_smaps(struct gfuzz *g, int proc)
 {
-	const struct gf_proc *p = &g->procs[proc];
-	struct gf_smaps_kb k;
-	unsigned long a = 0, b = 0;
-	bool in = false;
-	char path[64], *line, *next;
+	struct smaps_cmp c = { g, proc };
+	char path[64];
 
-	/* a VMA's fields follow its header line; compare at the next one */
-	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)p->pid);
-	if (!gf_read_file(g, path)) {
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)g->procs[proc].pid);
+	if (!read_whole_file(path, &g->smaps, &g->smaps_cap)) {
 		gf_fatal(g, "cannot read %s", path);
 		return;
 	}
-	memset(&k, 0, sizeof(k));
-	for (line = g->smaps; line && *line; line = next) {
-		char key[32];
-		long long kb;
-		unsigned long na, nb;
-
-		next = strchr(line, '\n');
-		if (next)
-			*next++ = '\0';
-		if (sscanf(line, "%lx-%lx ", &na, &nb) == 2 && strchr(line, '-') < strchr(line, ' ')) {
-			if (in)
-				gf_compare_vma(g, proc, a, b, &k);
-			a = na;
-			b = nb;
-			in = gf_in_region(p, a, b);
-			memset(&k, 0, sizeof(k));
-			continue;
-		}
-		if (!in || sscanf(line, "%31[^:]: %lld kB", key, &kb) != 2)
-			continue;
-		if (!strcmp(key, "Rss"))
-			k.rss = kb;
-		else if (!strcmp(key, "Pss"))
-			k.pss = kb;
-		else if (!strcmp(key, "Private_Clean") || !strcmp(key, "Private_Dirty"))
-			k.private_kb += kb;
-		else if (!strcmp(key, "Shared_Clean") || !strcmp(key, "Shared_Dirty"))
-			k.shared_kb += kb;
-		else if (!strcmp(key, "AnonHugePages"))
-			k.anon_huge = kb;
-	}
-	if (in)
-		gf_compare_vma(g, proc, a, b, &k);
+	smaps_parse(g->smaps, gf_smaps_vma, &c);
 }
 
 /* ---------------------------------------------------------------- */

@@ -26,6 +26,11 @@ unsigned long fsim_numa_mapmax(const struct fsim_folio *f, unsigned long page)
 	return folio_ops(f)->numa_mapmax(f, page);
 }
 
+bool fsim_huge_zero_pmd_exclusive(const struct fsim_ctx *ctx)
+{
+	return ctx && ctx->ops->huge_zero_pmd_exclusive;
+}
+
 /* smaps_account() with smaps_pmd_entry()'s AnonHugePages/ShmemPmdMapped/
  * FilePmdMapped for PMD entries; the mapcount-dependent part is the
  * back end's (6.12 per page, 06/13 on the average). */

@@ -1014,7 +1014,7 @@ int fsim_process_page(const struct fsim_process *p, const char *name, uint64_t o
 	 * which is true for a large folio with mapcount 0: bit 56 is set.
 	 */
 	if (e->zero && e->level == FSIM_LEVEL_PMD)
-		out->pm_exclusive = p->ctx->ops->huge_zero_pmd_exclusive;
+		out->pm_exclusive = fsim_huge_zero_pmd_exclusive(p->ctx);
 	if (!e->folio)
 		return 0;
 	out->present = true;

@@ -346,6 +346,12 @@ FSIM_API bool fsim_pagemap_exclusive(const struct fsim_folio *folio, unsigned lo
  *  precise mapcount of @page. */
 FSIM_API unsigned long fsim_numa_mapmax(const struct fsim_folio *folio, unsigned long page);
 
+/** pagemap bit 56 of a present huge zeropage PMD (pagemap_pmd_range()
+ *  asks the huge zero folio, a large folio with mapcount 0): 6.12 and the
+ *  base tree want a precise mapcount of 1 (no), the RFC
+ *  !folio_maybe_mapped_shared() (yes). */
+FSIM_API bool fsim_huge_zero_pmd_exclusive(const struct fsim_ctx *ctx);
+
 /** Accumulated smaps fields (struct mem_size_stats), in bytes; the pss
  *  fields carry FSIM_PSS_SHIFT fractional bits. */
 struct fsim_smaps {

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: MIT
+/* The /proc observation layer of the guest programs (procfs.h). */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "procfs.h"
+
+bool read_whole_file(const char *path, char **buf, size_t *cap)
+{
+	int fd = open(path, O_RDONLY);
+	size_t n = 0;
+	ssize_t got;
+
+	if (fd < 0)
+		return false;
+	for (;;) {
+		if (n + 4096 >= *cap) {
+			size_t ncap = *cap ? 2 * *cap : 65536;
+			char *p = realloc(*buf, ncap);
+
+			if (!p)
+				break;
+			*buf = p;
+			*cap = ncap;
+		}
+		got = read(fd, *buf + n, *cap - n - 1);
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	if (*buf)
+		(*buf)[n] = '\0';
+	return *buf != NULL;
+}
+
+/* A VMA header: "start-end perms offset dev inode [path]". */
+static bool vma_header(const char *line, unsigned long *a, unsigned long *b)
+{
+	const char *dash = strchr(line, '-'), *space = strchr(line, ' ');
+
+	return sscanf(line, "%lx-%lx ", a, b) == 2 && dash && space && dash < space;
+}
+
+static void smaps_field(struct smaps_vma *v, const char *key, long long kb)
+{
+	if (!strcmp(key, "Rss"))
+		v->rss = kb;
+	else if (!strcmp(key, "Pss"))
+		v->pss = kb;
+	else if (!strcmp(key, "Private_Clean") || !strcmp(key, "Private_Dirty"))
+		v->private_kb += kb;
+	else if (!strcmp(key, "Shared_Clean") || !strcmp(key, "Shared_Dirty"))
+		v->shared_kb += kb;
+	else if (!strcmp(key, "AnonHugePages"))
+		v->anon_huge = kb;
+	else if (!strcmp(key, "Shared_Hugetlb"))
+		v->shared_hugetlb = kb;
+	else if (!strcmp(key, "Private_Hugetlb"))
+		v->private_hugetlb = kb;
+}
+
+void smaps_parse(char *text, void (*fn)(void *arg, const struct smaps_vma *vma),
+		 void *arg)
+{
+	struct smaps_vma v;
+	bool in = false;
+	char *line, *next;
+
+	memset(&v, 0, sizeof(v));
+	for (line = text; line && *line; line = next) {
+		unsigned long a, b;
+		char key[32];
+		long long kb;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (vma_header(line, &a, &b)) {
+			if (in)
+				fn(arg, &v);	/* a VMA's fields end at the next header */
+			memset(&v, 0, sizeof(v));
+			v.start = a;
+			v.end = b;
+			in = true;
+			continue;
+		}
+		if (in && sscanf(line, "%31[^:]: %lld kB", key, &kb) == 2)
+			smaps_field(&v, key, kb);
+	}
+	if (in)
+		fn(arg, &v);
+}
+
+struct sum_arg {
+	uintptr_t start, end;
+	struct smaps_vma *out;
+};
+
+static void add_vma(void *arg, const struct smaps_vma *v)
+{
+	struct sum_arg *s = arg;
+
+	if (v->start < s->start || v->end > s->end)
+		return;
+	s->out->rss += v->rss;
+	s->out->pss += v->pss;
+	s->out->private_kb += v->private_kb;
+	s->out->shared_kb += v->shared_kb;
+	s->out->anon_huge += v->anon_huge;
+	s->out->shared_hugetlb += v->shared_hugetlb;
+	s->out->private_hugetlb += v->private_hugetlb;
+}
+
+void smaps_sum(pid_t pid, uintptr_t start, uintptr_t end, struct smaps_vma *out)
+{
+	struct sum_arg s = { start, end, out };
+	char path[64], *buf = NULL;
+	size_t cap = 0;
+
+	memset(out, 0, sizeof(*out));
+	out->start = start;
+	out->end = end;
+	snprintf(path, sizeof(path), "/proc/%d/smaps", (int)pid);
+	if (read_whole_file(path, &buf, &cap))
+		smaps_parse(buf, add_vma, &s);
+	free(buf);
+}
+
+long long numa_maps_mapmax(pid_t pid, uintptr_t start, uintptr_t end)
+{
+	char path[64], line[1024];
+	long long max = 0;
+	unsigned long a;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/numa_maps", (int)pid);
+	f = fopen(path, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *m = strstr(line, "mapmax="), *pages = strstr(line, " anon=");
+
+		if (sscanf(line, "%lx", &a) != 1 || a < start || a >= end)
+			continue;
+		if (!pages)
+			pages = strstr(line, " mapped=");
+		if (m && atoll(m + 7) > max)
+			max = atoll(m + 7);
+		else if (!m && pages && max < 1)
+			max = 1;
+	}
+	if (f)
+		fclose(f);
+	return max;
+}
