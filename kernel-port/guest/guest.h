@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the two guest programs share: the scenario runner (foliosim-guest.c)
- * and the differential fuzzer (gfuzz.c).  Both drive worker processes that
+ * and the differential fuzzer (gfuzz*.c, gfuzz.h); both observe the kernel
+ * through procfs.h.  Both drive worker processes that
  * obey one-line commands over a pair of FIFOs:
  *
- *   mmap NAME SIZE ORDER SHMEM GUARD   (GUARD 1: PROT_NONE guards around it)
+ *   mmap NAME SIZE ORDER FLAGS GUARD   (FLAGS: 1 MAP_SHARED, 2 MAP_HUGETLB;
+ *                                       GUARD 1: PROT_NONE guards around it)
  *   touch|read|munmap|dontneed NAME OFF LEN
  *   mremap SRC OFF LEN DST KEEP        (see worker_mremap())
  *   fork CHILD | ping | exit
