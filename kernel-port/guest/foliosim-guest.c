@@ -528,42 +528,27 @@ static bool reserve_hugetlb(struct scenario_run *s)
 	return true;
 }
 
-/* Per-size knobs: the orders the scenario's regions ask for on madvise,
- * every other order never; khugepaged must not collapse behind our back. */
+/* The THP sizes the scenario's regions ask for on madvise, every other
+ * size never (procfs.c). */
 static void set_knobs(struct scenario_run *s)
 {
-	bool anon_order[10] = { false }, shmem_order[10] = { false };
+	unsigned int anon = 0, shmem = 0;
 	struct fsim_stmt_view v;
-	char path[160];
-	unsigned int o;
 	size_t k;
 
 	for (k = 0; !fsim_script_statement(s->script, s->index, k, &v); k++) {
 		const char *order = fsim_stmt_value(&v, "order");
 		unsigned int ord = order ? (unsigned int)atoi(order) : 0;
-		bool shmem = v.nwords >= 4 && !strcmp(v.words[3], "shmem");
 
 		if (strcmp(v.keyword, "mmap") || ord > 9 ||
 		    !strcmp(v.words[v.nwords - 1], "hugetlb"))
 			continue;
-		if (shmem)
-			shmem_order[ord] = true;
+		if (v.nwords >= 4 && !strcmp(v.words[3], "shmem"))
+			shmem |= 1u << ord;
 		else
-			anon_order[ord] = true;
+			anon |= 1u << ord;
 	}
-	write_str(THP_DIR "/enabled", "madvise");
-	write_str(THP_DIR "/defrag", "madvise");
-	write_str(THP_DIR "/shmem_enabled", shmem_order[9] ? "advise" : "never");
-	write_str(THP_DIR "/khugepaged/scan_sleep_millisecs", "3600000");
-	write_str(THP_DIR "/khugepaged/max_ptes_none", "0");
-	for (o = 2; o <= 9; o++) {
-		snprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/enabled",
-			 (PAGE << o) >> 10);
-		write_str(path, anon_order[o] ? (o == 9 ? "inherit" : "madvise") : "never");
-		snprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/shmem_enabled",
-			 (PAGE << o) >> 10);
-		write_str(path, shmem_order[o] ? (o == 9 ? "inherit" : "advise") : "never");
-	}
+	thp_set_knobs(anon, shmem);
 }
 
 static bool send(struct scenario_run *s, struct cproc *p, char *reply, size_t len,

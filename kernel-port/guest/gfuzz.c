@@ -76,20 +76,7 @@ const char *const gf_op_names[OP_NR] = { "spawn", "mmap", "touch", "read", "fork
  * nothing splits, collapses or reclaims behind the fuzzer's back. */
 static void gf_knobs(void)
 {
-	char path[160];
-	unsigned int o;
-
-	write_str(THP_DIR "/enabled", "madvise");
-	write_str(THP_DIR "/defrag", "madvise");
-	write_str(THP_DIR "/use_zero_page", "1");
-	write_str(THP_DIR "/shrink_underused", "0");
-	write_str(THP_DIR "/khugepaged/scan_sleep_millisecs", "3600000");
-	write_str(THP_DIR "/khugepaged/max_ptes_none", "0");
-	for (o = 2; o <= PMD_ORDER; o++) {
-		snprintf(path, sizeof(path), THP_DIR "/hugepages-%lukB/enabled",
-			 (PAGE << o) >> 10);
-		write_str(path, o == PMD_ORDER ? "inherit" : "madvise");
-	}
+	thp_set_knobs(0x3fcu, 0);	/* orders 2..9 */
 }
 
 static void gf_teardown(struct gfuzz *g)

@@ -27,7 +27,6 @@
 #define MAX_REGIONS 16
 #define PAGE 4096ul
 #define PMD_BYTES (PAGE << 9)
-#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
 
 /* The controller's side of a worker's FIFOs under @dir. */
 /* Creates them afresh (an old pair is removed); 0 or -errno. */

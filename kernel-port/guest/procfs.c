@@ -9,6 +9,41 @@
 
 #include "procfs.h"
 
+#define PAGE_KB 4
+
+/* Writes @value into a sysfs knob; a knob the kernel lacks is skipped. */
+static void knob(const char *path, const char *value)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return;
+	fputs(value, f);
+	fclose(f);
+}
+
+void thp_set_knobs(unsigned int anon_orders, unsigned int shmem_orders)
+{
+	char path[160];
+	unsigned int o;
+
+	knob(THP_DIR "/enabled", "madvise");
+	knob(THP_DIR "/defrag", "madvise");
+	knob(THP_DIR "/use_zero_page", "1");
+	knob(THP_DIR "/shrink_underused", "0");
+	knob(THP_DIR "/shmem_enabled", (shmem_orders >> 9) & 1 ? "advise" : "never");
+	knob(THP_DIR "/khugepaged/scan_sleep_millisecs", "3600000");
+	knob(THP_DIR "/khugepaged/max_ptes_none", "0");
+	for (o = 2; o <= 9; o++) {
+		snprintf(path, sizeof(path), THP_DIR "/hugepages-%ukB/enabled",
+			 PAGE_KB << o);
+		knob(path, (anon_orders >> o) & 1 ? (o == 9 ? "inherit" : "madvise") : "never");
+		snprintf(path, sizeof(path), THP_DIR "/hugepages-%ukB/shmem_enabled",
+			 PAGE_KB << o);
+		knob(path, (shmem_orders >> o) & 1 ? (o == 9 ? "inherit" : "advise") : "never");
+	}
+}
+
 bool read_whole_file(const char *path, char **buf, size_t *cap)
 {
 	int fd = open(path, O_RDONLY);

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#define THP_DIR "/sys/kernel/mm/transparent_hugepage"
+
 /* /proc/PID/pagemap */
 #define PM_PFN_MASK		((1ull << 55) - 1)
 #define PM_MMAP_EXCLUSIVE_BIT	56
@@ -73,5 +75,12 @@ void smaps_sum(pid_t pid, uintptr_t start, uintptr_t end, struct smaps_vma *out)
  * are mapped but the kernel prints none (it does only above 1), 0 when
  * none is mapped. */
 long long numa_maps_mapmax(pid_t pid, uintptr_t start, uintptr_t end);
+
+/* The THP knobs for a run: every size in @anon_orders (bit o: order o,
+ * 2..9) on madvise (the PMD size inherits it), the others never, shmem the
+ * same with @shmem_orders (advise); the huge zeropage on; nothing splits
+ * underused THPs or collapses behind the program's back (khugepaged idle,
+ * max_ptes_none 0, shrink_underused 0). */
+void thp_set_knobs(unsigned int anon_orders, unsigned int shmem_orders);
 
 #endif /* FOLIOSIM_GUEST_PROCFS_H */
