@@ -455,6 +455,22 @@ static void set_entries(struct region *r, unsigned long a, unsigned long n,
 	}
 }
 
+/* folio_add_new_anon_rmap() of the new anon folio @f at page a, by
+ * entries of @level; the folio is freed if the call is refused. */
+static int map_new_folio(struct fsim_process *p, struct region *r, unsigned long a,
+			 struct fsim_folio *f, enum fsim_level level, bool writable,
+			 bool dirty)
+{
+	int err = fsim_folio_add_new_anon_rmap(f, p->mm, true);
+
+	if (err) {
+		fsim_folio_free(f);
+		return err;
+	}
+	set_entries(r, a, fsim_folio_nr_pages(f), f, 0, level, writable, dirty);
+	return 0;
+}
+
 /* A new anon folio of 2^order pages mapped at page a (do_anonymous_page(),
  * do_huge_pmd_anonymous_page(), wp_page_copy()). */
 static int map_new_anon(struct fsim_process *p, struct region *r, unsigned long a,
@@ -463,17 +479,9 @@ static int map_new_anon(struct fsim_process *p, struct region *r, unsigned long 
 	struct fsim_folio *f;
 	int err = fsim_folio_create(p->ctx, order, FSIM_KIND_ANON, &f);
 
-	if (err)
-		return err;
-	err = fsim_folio_add_new_anon_rmap(f, p->mm, true);
-	if (err) {
-		fsim_folio_free(f);
-		return err;
-	}
-	set_entries(r, a, 1ul << order, f,  0,
-		    order == p->ctx->arch.pmd_order ? FSIM_LEVEL_PMD : FSIM_LEVEL_PTE,
-		    true, true);
-	return 0;
+	return err ? err : map_new_folio(p, r, a, f,
+			order == p->ctx->arch.pmd_order ? FSIM_LEVEL_PMD : FSIM_LEVEL_PTE,
+			true, true);
 }
 
 /* do_anonymous_page() / do_huge_pmd_anonymous_page() with only the
@@ -625,16 +633,8 @@ static int map_new_hugetlb_anon(struct fsim_process *p, struct region *r,
 	struct fsim_folio *f;
 	int err = fsim_folio_create_hugetlb(p->ctx, r->order, FSIM_KIND_ANON, &f);
 
-	if (err)
-		return err;
-	err = fsim_folio_add_new_anon_rmap(f, p->mm, true);
-	if (err) {
-		fsim_folio_free(f);
-		return err;
-	}
-	set_entries(r, a, 1ul << r->order, f, 0, hugetlb_entry_level(p, r), writable,
-		    dirty);
-	return 0;
+	return err ? err : map_new_folio(p, r, a, f, hugetlb_entry_level(p, r), writable,
+					 dirty);
 }
 
 /* hugetlb_no_page() of a shared mapping: the page cache's folio, or a new
