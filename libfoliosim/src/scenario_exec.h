@@ -31,6 +31,8 @@ struct run {
 	struct fsim_ctx *ctx;
 	struct sym *syms;
 	size_t nsyms;
+	size_t *sym_hash;	/* open addressing: index + 1 into syms, 0 free */
+	size_t sym_hash_size;	/* 0 or a power of two > 2 * nsyms */
 	struct fsim_result *res;
 	const struct stmt *st;
 	bool skip_expects;	/* foliosim diff: expectations are per mode */

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -104,6 +105,22 @@ bool scn_parse_bool(const char *s, bool *out)
 		*out = false;
 	else
 		return false;
+	return true;
+}
+
+bool scn_array_room(void **arr, size_t n, size_t size)
+{
+	size_t cap = n ? 2 * n : 1;
+	void *mem;
+
+	if (n & (n - 1))
+		return true;	/* not a power of two: the room is there */
+	if (cap > SIZE_MAX / size)
+		return false;
+	mem = realloc(*arr, cap * size);
+	if (!mem)
+		return false;
+	*arr = mem;
 	return true;
 }
 
@@ -581,8 +598,8 @@ static bool parse_tokens_into(struct parser *p, char **tok, size_t ntok,
 
 			if (!parse_arg(p, tok[i], &a))
 				return false;
-			mem = realloc(st->args, (st->nargs + 1) * sizeof(*st->args));
-			if (!mem) {
+			mem = st->args;
+			if (!scn_array_room(&mem, st->nargs, sizeof(*st->args))) {
 				free(a.key);
 				free(a.value);
 				return perr(p, "out of memory");
@@ -592,8 +609,8 @@ static bool parse_tokens_into(struct parser *p, char **tok, size_t ntok,
 		} else {
 			void *mem;
 
-			mem = realloc(st->words, (st->nwords + 1) * sizeof(*st->words));
-			if (!mem)
+			mem = st->words;
+			if (!scn_array_room(&mem, st->nwords, sizeof(*st->words)))
 				return perr(p, "out of memory");
 			st->words = mem;
 			st->words[st->nwords] = xstrdup(tok[i]);
@@ -700,10 +717,10 @@ static void stmt_free(struct stmt *st)
 static bool new_scenario(struct parser *p, const char *name)
 {
 	struct fsim_script *s = p->script;
-	void *mem = realloc(s->sc, (s->n + 1) * sizeof(*s->sc));
+	void *mem = s->sc;
 	struct scenario *sc;
 
-	if (!mem)
+	if (!scn_array_room(&mem, s->n, sizeof(*s->sc)))
 		return false;
 	s->sc = mem;
 	sc = &s->sc[s->n++];
@@ -765,8 +782,8 @@ static void parse_line(struct parser *p, char *line)
 		p->cur->modes = fsim_mode_from_name(m, &mode) ? FSIM_ALL_MODES
 							      : 1u << mode;
 	}
-	mem = realloc(p->cur->stmts, (p->cur->nstmts + 1) * sizeof(st));
-	if (!mem) {
+	mem = p->cur->stmts;
+	if (!scn_array_room(&mem, p->cur->nstmts, sizeof(st))) {
 		stmt_free(&st);
 		perr(p, "out of memory");
 		p->cur->error = xstrdup(p->err);

@@ -346,6 +346,9 @@ void run_end(struct run *r)
 	free(r->syms);
 	r->syms = NULL;
 	r->nsyms = 0;
+	free(r->sym_hash);
+	r->sym_hash = NULL;
+	r->sym_hash_size = 0;
 }
 
 void fsim_script_run(const struct fsim_script *script, size_t i,

@@ -3,6 +3,7 @@
  * helpers: the leaf the other scenario_*.c files share. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,19 +26,62 @@ bool fail(struct run *r, const char *fmt, ...)
 	return false;
 }
 
+/* FNV-1a: names are short; a generated scenario may declare 32k of them. */
+static size_t name_hash(const char *name)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (*name)
+		h = (h ^ (unsigned char)*name++) * 0x100000001b3ull;
+	return (size_t)h;
+}
+
+/* The slot of @name in the hash, or the free slot where it would go. */
+static size_t *hash_slot(const struct run *r, const char *name)
+{
+	size_t mask = r->sym_hash_size - 1;
+	size_t i = name_hash(name) & mask;
+
+	while (r->sym_hash[i] &&
+	       strcmp(r->syms[r->sym_hash[i] - 1].name, name))
+		i = (i + 1) & mask;
+	return &r->sym_hash[i];
+}
+
+/* Keep the hash at most half full: rebuild it twice as large. */
+static bool hash_room(struct run *r)
+{
+	size_t size = r->sym_hash_size ? 2 * r->sym_hash_size : 64;
+	size_t *old = r->sym_hash, k;
+
+	if (2 * (r->nsyms + 1) < r->sym_hash_size)
+		return true;
+	r->sym_hash = calloc(size, sizeof(*r->sym_hash));
+	if (!r->sym_hash) {
+		r->sym_hash = old;
+		return false;
+	}
+	r->sym_hash_size = size;
+	for (k = 0; k < r->nsyms; k++)
+		*hash_slot(r, r->syms[k].name) = k + 1;
+	free(old);
+	return true;
+}
+
 struct sym *lookup(struct run *r, const char *name)
 {
-	size_t i;
+	size_t *slot;
 
-	for (i = 0; i < r->nsyms; i++)
-		if (!strcmp(r->syms[i].name, name))
-			return &r->syms[i];
-	return NULL;
+	if (!r->sym_hash_size)
+		return NULL;
+	slot = hash_slot(r, name);
+	return *slot ? &r->syms[*slot - 1] : NULL;
 }
 
 bool declare(struct run *r, const char *name, enum sym_kind kind, void *obj)
 {
 	struct sym *s = lookup(r, name);
+	char *copy;
 	void *mem;
 
 	if (s && !s->dead)
@@ -48,18 +92,25 @@ bool declare(struct run *r, const char *name, enum sym_kind kind, void *obj)
 		s->dead = false;
 		return true;
 	}
-	mem = realloc(r->syms, (r->nsyms + 1) * sizeof(*r->syms));
-	if (!mem)
+	/* Everything that can fail first: a failed declare changes nothing. */
+	mem = r->syms;
+	copy = malloc(strlen(name) + 1);
+	if (!copy || !scn_array_room(&mem, r->nsyms, sizeof(*r->syms))) {
+		free(copy);
 		return fail(r, "out of memory");
+	}
 	r->syms = mem;
-	s = &r->syms[r->nsyms++];
-	s->name = malloc(strlen(name) + 1);
-	if (!s->name)
+	if (!hash_room(r)) {
+		free(copy);
 		return fail(r, "out of memory");
-	strcpy(s->name, name);
+	}
+	strcpy(copy, name);
+	s = &r->syms[r->nsyms];
+	s->name = copy;
 	s->kind = kind;
 	s->obj = obj;
 	s->dead = false;
+	*hash_slot(r, copy) = ++r->nsyms;
 	return true;
 }
 
