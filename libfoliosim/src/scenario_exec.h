@@ -18,7 +18,7 @@
 enum sym_kind { SYM_MM, SYM_FOLIO, SYM_PROCESS };
 
 struct sym {
-	char *name;
+	const char *name;	/* owned by run.names */
 	enum sym_kind kind;
 	void *obj;		/* struct fsim_mm *, fsim_folio * or fsim_process * */
 	bool dead;		/* freed / dropped / exited */
@@ -29,10 +29,9 @@ struct run {
 	const struct scenario *sc;
 	const struct fsim_run_options *opts;
 	struct fsim_ctx *ctx;
-	struct sym *syms;
+	struct name_table names;	/* the symbols' names, by number */
+	struct sym *syms;		/* by the number of their name */
 	size_t nsyms;
-	size_t *sym_hash;	/* open addressing: index + 1 into syms, 0 free */
-	size_t sym_hash_size;	/* 0 or a power of two > 2 * nsyms */
 	struct fsim_result *res;
 	const struct stmt *st;
 	bool skip_expects;	/* foliosim diff: expectations are per mode */
@@ -54,10 +53,6 @@ struct fsim_mm *get_mm(struct run *r, const char *name);
 struct fsim_folio *get_folio(struct run *r, const char *name);
 struct fsim_process *get_process(struct run *r, const char *name);
 const char *mm_name(struct run *r, unsigned int id, char *buf, size_t len);
-unsigned long num(const struct stmt *st, const char *key, unsigned long dflt);
-bool flag(const struct stmt *st, const char *key, bool dflt);
-enum fsim_level level_of(const struct stmt *st);
-uint64_t size_arg(const struct stmt *st, const char *key, uint64_t dflt);
 bool region_bytes(struct run *r, struct fsim_process *p, const char *region,
 		  uint64_t *bytes);
 const char *yn(bool b);

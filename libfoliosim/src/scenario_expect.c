@@ -217,19 +217,19 @@ static bool expect_counters(struct run *r, const struct stmt *st,
 			    enum fsim_expect_target target)
 {
 	const unsigned int pmd_order = fsim_ctx_arch(r->ctx)->pmd_order;
-	unsigned int order = (unsigned int)num(st, "order", pmd_order);
+	const uint64_t order = st->op.order;
 	size_t i;
 
 	if (target == FSIM_EXPECT_THP && (order < 1 || order > pmd_order))
-		return fail(r, "thp: order %u has no per-size counters (1..%u)", order,
-			    pmd_order);
+		return fail(r, "thp: order %" PRIu64 " has no per-size counters (1..%u)",
+			    order, pmd_order);
 	for (i = 0; i < st->nargs; i++) {
 		const struct key_def *d = key_def_find(target, st->args[i].key);
 		int64_t got;
 
 		if (d && (d->key.flags & FSIM_KEY_SELECTOR))
 			continue;
-		if (!d || !counter_value(r, d, order, &got))
+		if (!d || !counter_value(r, d, (unsigned int)order, &got))
 			return fail(r, "unknown %s key '%s'", fsim_expect_target_name(target),
 				    st->args[i].key);
 		if (!expect_counter(r, st->args[i].key, st->args[i].value, got))

@@ -26,7 +26,22 @@ struct stmt {
 	struct arg *args;
 	size_t nargs;
 	int fails;		/* fails=E: -E, else 0 */
+	struct fsim_stmt_op op;	/* the resolved form (fsim_script_op) */
 };
+
+/* Names numbered in declaration order, found by hash (scenario_names.c). */
+struct name_table {
+	char **name;		/* owned copies, by number */
+	size_t n;
+	size_t *hash;		/* open addressing: number + 1, 0 free */
+	size_t hash_size;	/* 0 or a power of two > 2 * n */
+};
+
+/* The number of @name, or -1. */
+int names_find(const struct name_table *t, const char *name);
+/* The number of @name, declaring it if new; -1 when memory runs out. */
+int names_declare(struct name_table *t, const char *name);
+void names_free(struct name_table *t);
 
 struct scenario {
 	char *name;
@@ -37,6 +52,8 @@ struct scenario {
 	size_t nstmts;
 	char *error;		/* first parse error: "FILE:LINE: message" */
 	bool has_processes;
+	struct name_table names;	/* the numbers of fsim_stmt_op's *_index */
+	unsigned char *name_kinds;	/* by number: NAME_* of its declarations */
 };
 
 struct fsim_script {
@@ -44,6 +61,11 @@ struct fsim_script {
 	struct scenario *sc;
 	size_t n;
 };
+
+/* What a name was declared as (a name freed may come back as another). */
+#define NAME_MM		0x1
+#define NAME_FOLIO	0x2
+#define NAME_PROCESS	0x4
 
 #define FSIM_ALL_MODES ((1u << FSIM_NR_MODES) - 1)
 

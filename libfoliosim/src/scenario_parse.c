@@ -5,6 +5,7 @@
  * Names are resolved when the scenario runs.
  */
 #include <ctype.h>
+#include <stddef.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -108,22 +109,6 @@ bool scn_parse_bool(const char *s, bool *out)
 	return true;
 }
 
-bool scn_array_room(void **arr, size_t n, size_t size)
-{
-	size_t cap = n ? 2 * n : 1;
-	void *mem;
-
-	if (n & (n - 1))
-		return true;	/* not a power of two: the room is there */
-	if (cap > SIZE_MAX / size)
-		return false;
-	mem = realloc(*arr, cap * size);
-	if (!mem)
-		return false;
-	*arr = mem;
-	return true;
-}
-
 int scn_parse_errno(const char *s)
 {
 	static const struct { const char *name; int err; } names[] = {
@@ -224,12 +209,30 @@ static bool parse_arg(struct parser *p, const char *tok, struct arg *a)
 /* Value kinds of keys. */
 enum vkind { V_UINT, V_SIZE, V_BOOL, V_IDENT, V_LEVEL, V_ERRNO, V_SLOT, V_SINT };
 
+/*
+ * One row per key of a statement: its value kind, whether it takes a page
+ * index, whether it is required, and where its typed value goes in the
+ * resolved form (struct fsim_stmt_op) with the default when it is absent.
+ * The parser checks with it and resolve_op() fills with it: a key's type
+ * and default are written here only.
+ */
 struct keyspec {
 	const char *key;
 	enum vkind kind;
 	bool indexed;	/* takes [i] or [a:b] */
 	bool required;
+	size_t field;	/* offsetof(struct fsim_stmt_op, ...), or NO_FIELD */
+	uint64_t dflt;	/* when absent; DFLT_PMD_ORDER: the arch's PMD order */
 };
+
+#define NO_FIELD	SIZE_MAX
+#define DFLT_PMD_ORDER	(UINT64_MAX - 1)	/* not FSIM_LEN_TO_END */
+/* Field types by value kind: V_UINT, V_SIZE uint64_t; V_BOOL bool; V_IDENT
+ * const char *; V_LEVEL enum fsim_level; V_ERRNO int. */
+#define KEY(k, kind, req, field, dflt) \
+	{ k, kind, false, req, offsetof(struct fsim_stmt_op, field), dflt }
+#define KEY_UNUSED(k, kind) { k, kind, false, false, NO_FIELD, 0 }
+#define KEY_END { NULL, 0, false, false, NO_FIELD, 0 }
 
 static bool check_value(struct parser *p, const struct keyspec *ks, const struct arg *a)
 {
@@ -317,86 +320,92 @@ static bool check_args(struct parser *p, const struct stmt *st,
 	return true;
 }
 
+/* arch sets the scenario's struct fsim_arch (parse_arch), not the op. */
 static const struct keyspec keys_arch[] = {
-	{ "bits", V_UINT, false, false }, { "page_shift", V_UINT, false, false },
-	{ "pmd_order", V_UINT, false, false }, { "pud_order", V_UINT, false, false },
-	{ NULL, 0, false, false } };
+	KEY_UNUSED("bits", V_UINT), KEY_UNUSED("page_shift", V_UINT),
+	KEY_UNUSED("pmd_order", V_UINT), KEY_UNUSED("pud_order", V_UINT),
+	KEY_END };
 static const struct keyspec keys_mm[] = {
-	{ "id", V_UINT, false, false }, { "fails", V_ERRNO, false, false },
-	{ NULL, 0, false, false } };
+	KEY("id", V_UINT, false, id, 0), KEY("fails", V_ERRNO, false, fails, 0),
+	KEY_END };
 static const struct keyspec keys_fails[] = {
-	{ "fails", V_ERRNO, false, false }, { NULL, 0, false, false } };
+	KEY("fails", V_ERRNO, false, fails, 0), KEY_END };
 static const struct keyspec keys_folio[] = {
-	{ "order", V_UINT, false, true }, { "fails", V_ERRNO, false, false },
-	{ NULL, 0, false, false } };
+	KEY("order", V_UINT, true, order, 0), KEY("fails", V_ERRNO, false, fails, 0),
+	KEY_END };
+/* folio_add_new_anon_rmap() callers map a new folio exclusively. */
 static const struct keyspec keys_new_anon[] = {
-	{ "mm", V_IDENT, false, true }, { "exclusive", V_BOOL, false, false },
-	{ "fails", V_ERRNO, false, false }, { NULL, 0, false, false } };
+	KEY("mm", V_IDENT, true, mm, 0), KEY("exclusive", V_BOOL, false, exclusive, 1),
+	KEY("fails", V_ERRNO, false, fails, 0), KEY_END };
+/* RMAP_EXCLUSIVE is a flag the caller passes: off unless said. */
 static const struct keyspec keys_add[] = {
-	{ "mm", V_IDENT, false, true }, { "level", V_LEVEL, false, true },
-	{ "page", V_UINT, false, true }, { "nr", V_UINT, false, true },
-	{ "exclusive", V_BOOL, false, false }, { "fails", V_ERRNO, false, false },
-	{ NULL, 0, false, false } };
+	KEY("mm", V_IDENT, true, mm, 0), KEY("level", V_LEVEL, true, level, 0),
+	KEY("page", V_UINT, true, page, 0), KEY("nr", V_UINT, true, nr, 0),
+	KEY("exclusive", V_BOOL, false, exclusive, 0),
+	KEY("fails", V_ERRNO, false, fails, 0), KEY_END };
 static const struct keyspec keys_remove[] = {
-	{ "mm", V_IDENT, false, true }, { "level", V_LEVEL, false, true },
-	{ "page", V_UINT, false, true }, { "nr", V_UINT, false, true },
-	{ "fails", V_ERRNO, false, false }, { NULL, 0, false, false } };
+	KEY("mm", V_IDENT, true, mm, 0), KEY("level", V_LEVEL, true, level, 0),
+	KEY("page", V_UINT, true, page, 0), KEY("nr", V_UINT, true, nr, 0),
+	KEY("fails", V_ERRNO, false, fails, 0), KEY_END };
 static const struct keyspec keys_dup[] = {
-	{ "mm", V_IDENT, false, true }, { "src", V_IDENT, false, true },
-	{ "level", V_LEVEL, false, true }, { "page", V_UINT, false, true },
-	{ "nr", V_UINT, false, true }, { "fails", V_ERRNO, false, false },
-	{ NULL, 0, false, false } };
+	KEY("mm", V_IDENT, true, mm, 0), KEY("src", V_IDENT, true, src, 0),
+	KEY("level", V_LEVEL, true, level, 0), KEY("page", V_UINT, true, page, 0),
+	KEY("nr", V_UINT, true, nr, 0), KEY("fails", V_ERRNO, false, fails, 0),
+	KEY_END };
 static const struct keyspec keys_pin[] = {
-	{ "mm", V_IDENT, false, true }, { "n", V_UINT, false, false },
-	{ "fails", V_ERRNO, false, false }, { NULL, 0, false, false } };
+	KEY("mm", V_IDENT, true, mm, 0), KEY("n", V_UINT, false, n, 1),
+	KEY("fails", V_ERRNO, false, fails, 0), KEY_END };
 static const struct keyspec keys_unpin[] = {
-	{ "n", V_UINT, false, false }, { "fails", V_ERRNO, false, false },
-	{ NULL, 0, false, false } };
+	KEY("n", V_UINT, false, n, 1), KEY("fails", V_ERRNO, false, fails, 0),
+	KEY_END };
 
+/* mmap order=: the folio order of the region's faults (0: small folios);
+ * hugetlb regions default to the PMD-sized hstate (resolve_op()). */
 static const struct keyspec keys_mmap[] = {
-	{ "size", V_SIZE, false, true }, { "order", V_UINT, false, false },
-	{ NULL, 0, false, false } };
+	KEY("size", V_SIZE, true, size, 0), KEY("order", V_UINT, false, order, 0),
+	KEY_END };
 static const struct keyspec keys_range_opt[] = {
-	{ "off", V_SIZE, false, false }, { "len", V_SIZE, false, false },
-	{ NULL, 0, false, false } };
+	KEY("off", V_SIZE, false, off, 0), KEY("len", V_SIZE, false, len, FSIM_LEN_TO_END),
+	KEY_END };
 static const struct keyspec keys_range[] = {
-	{ "off", V_SIZE, false, true }, { "len", V_SIZE, false, true },
-	{ NULL, 0, false, false } };
-static const struct keyspec keys_none[] = { { NULL, 0, false, false } };
+	KEY("off", V_SIZE, true, off, 0), KEY("len", V_SIZE, true, len, 0),
+	KEY_END };
+static const struct keyspec keys_none[] = { KEY_END };
 
 struct stmt_spec {
 	const char *name;
 	enum stmt_kind kind;
+	enum fsim_op op;
 	size_t min_words, max_words;
 	const struct keyspec *keys;
 };
 
 static const struct stmt_spec stmt_specs[] = {
-	{ "mode", ST_MODE, 1, 1, keys_none },
-	{ "arch", ST_ARCH, 0, 0, keys_arch },
-	{ "mm", ST_MM, 1, 1, keys_mm },
-	{ "mmdrop", ST_MMDROP, 1, 1, keys_fails },
-	{ "folio", ST_FOLIO, 2, 3, keys_folio },
-	{ "new-anon", ST_NEW_ANON, 1, 1, keys_new_anon },
-	{ "add", ST_ADD, 1, 1, keys_add },
-	{ "remove", ST_REMOVE, 1, 1, keys_remove },
-	{ "dup", ST_DUP, 1, 1, keys_dup },
-	{ "pin", ST_PIN, 1, 1, keys_pin },
-	{ "unpin", ST_UNPIN, 1, 1, keys_unpin },
-	{ "free", ST_FREE, 1, 1, keys_fails },
-	{ "process", ST_PROCESS, 1, 1, keys_none },
-	{ NULL, 0, 0, 0, NULL } };
+	{ "mode", ST_MODE, FSIM_OP_MODE, 1, 1, keys_none },
+	{ "arch", ST_ARCH, FSIM_OP_ARCH, 0, 0, keys_arch },
+	{ "mm", ST_MM, FSIM_OP_MM, 1, 1, keys_mm },
+	{ "mmdrop", ST_MMDROP, FSIM_OP_MMDROP, 1, 1, keys_fails },
+	{ "folio", ST_FOLIO, FSIM_OP_FOLIO, 2, 3, keys_folio },
+	{ "new-anon", ST_NEW_ANON, FSIM_OP_NEW_ANON, 1, 1, keys_new_anon },
+	{ "add", ST_ADD, FSIM_OP_ADD, 1, 1, keys_add },
+	{ "remove", ST_REMOVE, FSIM_OP_REMOVE, 1, 1, keys_remove },
+	{ "dup", ST_DUP, FSIM_OP_DUP, 1, 1, keys_dup },
+	{ "pin", ST_PIN, FSIM_OP_PIN, 1, 1, keys_pin },
+	{ "unpin", ST_UNPIN, FSIM_OP_UNPIN, 1, 1, keys_unpin },
+	{ "free", ST_FREE, FSIM_OP_FREE, 1, 1, keys_fails },
+	{ "process", ST_PROCESS, FSIM_OP_PROCESS, 1, 1, keys_none },
+	{ NULL, 0, 0, 0, 0, NULL } };
 
 /* Process operations: "P verb ...". */
 static const struct stmt_spec proc_specs[] = {
-	{ "mmap", ST_PROC_OP, 1, 3, keys_mmap },
-	{ "touch", ST_PROC_OP, 1, 1, keys_range_opt },
-	{ "read", ST_PROC_OP, 1, 1, keys_range_opt },
-	{ "fork", ST_PROC_OP, 1, 1, keys_none },
-	{ "munmap", ST_PROC_OP, 1, 1, keys_range },
-	{ "dontneed", ST_PROC_OP, 1, 1, keys_range },
-	{ "exit", ST_PROC_OP, 0, 0, keys_none },
-	{ NULL, 0, 0, 0, NULL } };
+	{ "mmap", ST_PROC_OP, FSIM_OP_MMAP, 1, 3, keys_mmap },
+	{ "touch", ST_PROC_OP, FSIM_OP_TOUCH, 1, 1, keys_range_opt },
+	{ "read", ST_PROC_OP, FSIM_OP_READ, 1, 1, keys_range_opt },
+	{ "fork", ST_PROC_OP, FSIM_OP_FORK, 1, 1, keys_none },
+	{ "munmap", ST_PROC_OP, FSIM_OP_MUNMAP, 1, 1, keys_range },
+	{ "dontneed", ST_PROC_OP, FSIM_OP_DONTNEED, 1, 1, keys_range },
+	{ "exit", ST_PROC_OP, FSIM_OP_EXIT, 0, 0, keys_none },
+	{ NULL, 0, 0, 0, 0, NULL } };
 
 static const struct stmt_spec *find_spec(const struct stmt_spec *s, const char *name)
 {
@@ -409,18 +418,9 @@ static const struct stmt_spec *find_spec(const struct stmt_spec *s, const char *
 /* Is name a process declared so far in the current scenario? */
 static bool is_process(const struct scenario *sc, const char *name)
 {
-	size_t i;
+	int k = names_find(&sc->names, name);
 
-	for (i = 0; i < sc->nstmts; i++) {
-		const struct stmt *st = &sc->stmts[i];
-
-		if (st->kind == ST_PROCESS && !strcmp(st->words[0], name))
-			return true;
-		if (st->kind == ST_PROC_OP && !strcmp(st->words[1], "fork") &&
-		    !strcmp(st->words[2], name))
-			return true;
-	}
-	return false;
+	return k >= 0 && (sc->name_kinds[k] & NAME_PROCESS);
 }
 
 static bool check_words(struct parser *p, const struct stmt *st, size_t first,
@@ -486,6 +486,8 @@ static bool check_expect_args(struct parser *p, const struct stmt *st,
 		ks.kind = value_kind(k->type);
 		ks.indexed = indexed;
 		ks.required = false;
+		ks.field = NO_FIELD;
+		ks.dflt = 0;
 		if (!check_value(p, &ks, a))
 			return false;
 	}
@@ -733,6 +735,186 @@ static bool new_scenario(struct parser *p, const char *name)
 	return sc->name != NULL;
 }
 
+/* Fills the op fields of the keys in @ks: the typed value, or the default. */
+static void fill_keys(const struct stmt *st, const struct keyspec *ks,
+		      unsigned int pmd_order, struct fsim_stmt_op *op)
+{
+	for (; ks->key; ks++) {
+		const struct arg *a = stmt_arg(st, ks->key);
+		char *field = (char *)op + ks->field;
+		unsigned long long u = ks->dflt == DFLT_PMD_ORDER ? pmd_order : ks->dflt;
+		bool b = ks->dflt != 0;
+
+		if (ks->field == NO_FIELD)
+			continue;
+		switch (ks->kind) {
+		case V_UINT:
+		case V_SINT:
+			if (a)
+				scn_parse_uint(a->value, &u);
+			*(uint64_t *)(void *)field = u;
+			break;
+		case V_SIZE:
+			if (a)
+				scn_parse_size(a->value, &u);
+			*(uint64_t *)(void *)field = u;
+			break;
+		case V_BOOL:
+			if (a)
+				scn_parse_bool(a->value, &b);
+			*(bool *)field = b;
+			break;
+		case V_IDENT:
+		case V_SLOT:
+			*(const char **)(void *)field = a ? a->value : NULL;
+			break;
+		case V_LEVEL:
+			*(enum fsim_level *)(void *)field =
+				!a || !strcmp(a->value, "pte") ? FSIM_LEVEL_PTE :
+				!strcmp(a->value, "pmd") ? FSIM_LEVEL_PMD : FSIM_LEVEL_PUD;
+			break;
+		case V_ERRNO:
+			*(int *)(void *)field = a ? scn_parse_errno(a->value) : 0;
+			break;
+		}
+	}
+}
+
+/* Declares @name as a @kind (NAME_*) of the current scenario: its number. */
+static int declare_name(struct parser *p, const char *name, unsigned char kind)
+{
+	struct scenario *sc = p->cur;
+	size_t before = sc->names.n;
+	int k = names_declare(&sc->names, name);
+	void *mem = sc->name_kinds;
+
+	if (k < 0)
+		return -1;
+	if (sc->names.n > before) {	/* new: its kinds start empty */
+		if (!scn_array_room(&mem, before, 1))
+			return -1;	/* the name stays, numbered, kind-less */
+		sc->name_kinds = mem;
+		sc->name_kinds[k] = 0;
+	}
+	sc->name_kinds[k] |= kind;
+	return k;
+}
+
+/* The target of expect T ... (check_expect_target() accepted it). */
+static enum fsim_expect_target expect_target(const struct stmt *st)
+{
+	static const struct { const char *word; enum fsim_expect_target t; } groups[] = {
+		{ "stats", FSIM_EXPECT_STATS }, { "thp", FSIM_EXPECT_THP },
+		{ "vmstat", FSIM_EXPECT_VMSTAT }, { "meminfo", FSIM_EXPECT_MEMINFO },
+	};
+	size_t i;
+
+	if (st->nwords == 2)
+		return FSIM_EXPECT_REGION;
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		if (!strcmp(st->words[0], groups[i].word))
+			return groups[i].t;
+	return FSIM_EXPECT_FOLIO;
+}
+
+/* folio F order=N anon|file [shmem|hugetlb]: "file shmem" and "shmem" are
+ * shmem; "anon hugetlb" and "file hugetlb" are hugetlb folios of that kind. */
+static void folio_kind(const struct stmt *st, struct fsim_stmt_op *op)
+{
+	const char *k = st->words[1];
+
+	op->hugetlb = st->nwords == 3 && !strcmp(st->words[2], "hugetlb");
+	op->kind = !strcmp(k, "anon") ? FSIM_KIND_ANON :
+		   !strcmp(k, "shmem") || (st->nwords == 3 && !op->hugetlb) ?
+		   FSIM_KIND_SHMEM : FSIM_KIND_FILE;
+}
+
+/* P mmap R [anon|shmem] [hugetlb]: hugetlb regions default to the
+ * PMD-sized hstate, other regions to small folios (order 0). */
+static void mmap_kind(const struct stmt *st, unsigned int pmd_order,
+		      struct fsim_stmt_op *op)
+{
+	op->kind = st->nwords > 3 && !strcmp(st->words[3], "shmem") ?
+		   FSIM_KIND_SHMEM : FSIM_KIND_ANON;
+	op->hugetlb = st->nwords > 3 && !strcmp(st->words[st->nwords - 1], "hugetlb");
+	if (op->hugetlb && !stmt_arg(st, "order"))
+		op->order = pmd_order;
+}
+
+/* expect thp [order=K]: the other keys are the expect key table's. */
+static const struct keyspec keys_expect_thp[] = {
+	KEY("order", V_UINT, false, order, DFLT_PMD_ORDER), KEY_END };
+
+/* Declarations number their names; then every name gets its number. */
+static bool number_names(struct parser *p, struct fsim_stmt_op *op)
+{
+	struct name_table *t = &p->cur->names;
+	int k = 0;
+
+	if (op->op == FSIM_OP_MM && !op->fails)
+		k = declare_name(p, op->name, NAME_MM);
+	else if (op->op == FSIM_OP_FOLIO && !op->fails)
+		k = declare_name(p, op->name, NAME_FOLIO);
+	else if (op->op == FSIM_OP_PROCESS)
+		k = declare_name(p, op->name, NAME_PROCESS);
+	else if (op->op == FSIM_OP_FORK)
+		k = declare_name(p, op->child, NAME_PROCESS);
+	if (k < 0)
+		return perr(p, "out of memory");
+	op->name_index = names_find(t, op->name);
+	op->mm_index = names_find(t, op->mm);
+	op->src_index = names_find(t, op->src);
+	op->child_index = names_find(t, op->child);
+	return true;
+}
+
+/*
+ * The resolved form of a statement the parser accepted: op, typed keys
+ * with their defaults (fill_keys() over the statement's key table), and
+ * the numbers of its names; declarations number new names.
+ */
+static bool resolve_op(struct parser *p, struct stmt *st)
+{
+	struct fsim_stmt_op *op = &st->op;
+	const unsigned int pmd_order = p->cur->arch.pmd_order;
+	const struct stmt_spec *spec = NULL;
+
+	memset(op, 0, sizeof(*op));
+	op->line = st->line;
+	op->repeat = st->repeat;
+	op->expect_mode = st->expect_mode;
+	op->name_index = op->mm_index = op->src_index = op->child_index = -1;
+	if (st->kind == ST_EXPECT) {
+		op->op = FSIM_OP_EXPECT;
+		op->target = expect_target(st);
+		if (op->target == FSIM_EXPECT_THP)
+			fill_keys(st, keys_expect_thp, pmd_order, op);
+		if (op->target == FSIM_EXPECT_FOLIO || op->target == FSIM_EXPECT_REGION)
+			op->name = st->words[0];
+		if (op->target == FSIM_EXPECT_REGION)
+			op->region = st->words[1];
+	} else {
+		spec = st->kind == ST_PROC_OP ? find_spec(proc_specs, st->words[1])
+					      : find_spec(stmt_specs, stmt_keyword(st));
+		op->op = spec->op;
+		fill_keys(st, spec->keys, pmd_order, op);
+		if (st->kind != ST_MODE && st->kind != ST_ARCH)
+			op->name = st->words[0];
+	}
+	if (op->op == FSIM_OP_FOLIO)
+		folio_kind(st, op);
+	if (op->op == FSIM_OP_MMAP)
+		mmap_kind(st, pmd_order, op);
+	if (st->kind == ST_PROC_OP && op->op != FSIM_OP_EXIT) {
+		if (op->op == FSIM_OP_FORK)
+			op->child = st->words[2];
+		else
+			op->region = st->words[2];
+	}
+	st->fails = op->fails;
+	return number_names(p, op);
+}
+
 static void parse_line(struct parser *p, char *line)
 {
 	char *tok[MAX_TOKENS + 1];
@@ -790,6 +972,11 @@ static void parse_line(struct parser *p, char *line)
 		return;
 	}
 	p->cur->stmts = mem;
+	if (!resolve_op(p, &st)) {
+		stmt_free(&st);
+		p->cur->error = xstrdup(p->err);
+		return;
+	}
 	p->cur->stmts[p->cur->nstmts++] = st;
 }
 
@@ -890,6 +1077,8 @@ void fsim_script_free(struct fsim_script *s)
 		free(s->sc[i].stmts);
 		free(s->sc[i].name);
 		free(s->sc[i].error);
+		names_free(&s->sc[i].names);
+		free(s->sc[i].name_kinds);
 	}
 	free(s->sc);
 	free(s->file);
@@ -972,6 +1161,25 @@ int fsim_script_statement(const struct fsim_script *s, size_t i, size_t k,
 	v->nargs = st->nargs;
 	v->args = st->args;
 	return 0;
+}
+
+int fsim_script_op(const struct fsim_script *s, size_t i, size_t k,
+		   struct fsim_stmt_op *out)
+{
+	if (i >= s->n || k >= s->sc[i].nstmts)
+		return -EINVAL;
+	*out = s->sc[i].stmts[k].op;
+	return 0;
+}
+
+size_t fsim_script_name_count(const struct fsim_script *s, size_t i)
+{
+	return i < s->n ? s->sc[i].names.n : 0;
+}
+
+const char *fsim_script_name_at(const struct fsim_script *s, size_t i, size_t index)
+{
+	return i < s->n && index < s->sc[i].names.n ? s->sc[i].names.name[index] : NULL;
 }
 
 const char *fsim_stmt_value(const struct fsim_stmt_view *v, const char *key)

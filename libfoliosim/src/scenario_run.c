@@ -2,6 +2,7 @@
 /* Running a parsed scenario in the model: rmap statements, `fails=`,
  * process operations, the invariant check after every statement. */
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,100 +16,90 @@
 /* Rmap statements                                                     */
 /* ------------------------------------------------------------------ */
 
+/* A count for an unsigned int parameter: too large stays too large
+ * (UINT_MAX), so the call refuses it instead of seeing it wrapped. */
+static unsigned int u32_sat(uint64_t v)
+{
+	return v > UINT_MAX ? UINT_MAX : (unsigned int)v;
+}
+
 /* Executes one rmap statement once; returns the call's result (0/-E) or
  * 1 after a scenario error already recorded by fail(). */
 static int exec_rmap(struct run *r, const struct stmt *st, struct fsim_folio **touched)
 {
+	const struct fsim_stmt_op *op = &st->op;
 	struct fsim_folio *f = NULL;
-	struct fsim_mm *mm, *src;
+	struct fsim_mm *mm = NULL, *src;
 	int err;
 
 	*touched = NULL;
-	switch (st->kind) {
-	case ST_MM:
-		err = fsim_mm_create(r->ctx, (unsigned int)num(st, "id", 0), &mm);
-		if (!err && !declare(r, st->words[0], SYM_MM, mm))
+	switch (op->op) {
+	case FSIM_OP_MM:
+		err = fsim_mm_create(r->ctx, u32_sat(op->id), &mm);
+		if (!err && !declare(r, op->name, SYM_MM, mm))
 			return 1;
 		return err;
-	case ST_MMDROP: {
-		struct sym *s = lookup(r, st->words[0]);
+	case FSIM_OP_MMDROP: {
+		struct sym *s = lookup(r, op->name);
 
-		if (!get_mm(r, st->words[0]))
+		if (!get_mm(r, op->name))
 			return 1;
 		err = fsim_mm_destroy(s->obj);
 		if (!err)
 			s->dead = true;
 		return err;
 	}
-	case ST_FOLIO: {
-		const char *k = st->words[1];
-		const bool hugetlb = st->nwords == 3 && !strcmp(st->words[2], "hugetlb");
-		enum fsim_kind kind = !strcmp(k, "anon") ? FSIM_KIND_ANON :
-				      !strcmp(k, "shmem") || (st->nwords == 3 && !hugetlb) ?
-				      FSIM_KIND_SHMEM : FSIM_KIND_FILE;
-		const unsigned int order = (unsigned int)num(st, "order", 0);
-
-		err = hugetlb ? fsim_folio_create_hugetlb(r->ctx, order, kind, &f)
-			      : fsim_folio_create(r->ctx, order, kind, &f);
-		if (!err && !declare(r, st->words[0], SYM_FOLIO, f))
+	case FSIM_OP_FOLIO:
+		err = op->hugetlb ?
+		      fsim_folio_create_hugetlb(r->ctx, u32_sat(op->order), op->kind, &f) :
+		      fsim_folio_create(r->ctx, u32_sat(op->order), op->kind, &f);
+		if (!err && !declare(r, op->name, SYM_FOLIO, f))
 			return 1;
 		*touched = f;
 		return err;
-	}
 	default:
 		break;
 	}
-	f = get_folio(r, st->words[0]);
+	f = get_folio(r, op->name);
 	if (!f)
 		return 1;
 	*touched = f;
-	switch (st->kind) {
-	case ST_NEW_ANON:
-		if (!(mm = get_mm(r, stmt_arg(st, "mm")->value)))
-			return 1;
-		return fsim_folio_add_new_anon_rmap(f, mm, flag(st, "exclusive", true));
-	case ST_ADD:
-		if (!(mm = get_mm(r, stmt_arg(st, "mm")->value)))
-			return 1;
+	if (op->mm && !(mm = get_mm(r, op->mm)))
+		return 1;
+	switch (op->op) {
+	case FSIM_OP_NEW_ANON:
+		return fsim_folio_add_new_anon_rmap(f, mm, op->exclusive);
+	case FSIM_OP_ADD:
 		if (fsim_folio_kind(f) == FSIM_KIND_ANON)
-			return fsim_folio_add_anon_rmap(f, mm, level_of(st), num(st, "page", 0),
-							num(st, "nr", 0),
-							flag(st, "exclusive", false));
-		if (stmt_arg(st, "exclusive") && flag(st, "exclusive", false))
+			return fsim_folio_add_anon_rmap(f, mm, op->level, op->page, op->nr,
+							op->exclusive);
+		if (op->exclusive)
 			return -EINVAL;	/* RMAP_EXCLUSIVE is for anon folios */
-		return fsim_folio_add_file_rmap(f, mm, level_of(st), num(st, "page", 0),
-						num(st, "nr", 0));
-	case ST_REMOVE:
-		if (!(mm = get_mm(r, stmt_arg(st, "mm")->value)))
-			return 1;
-		return fsim_folio_remove_rmap(f, mm, level_of(st), num(st, "page", 0),
-					      num(st, "nr", 0));
-	case ST_DUP:
-		if (!(mm = get_mm(r, stmt_arg(st, "mm")->value)) ||
-		    !(src = get_mm(r, stmt_arg(st, "src")->value)))
+		return fsim_folio_add_file_rmap(f, mm, op->level, op->page, op->nr);
+	case FSIM_OP_REMOVE:
+		return fsim_folio_remove_rmap(f, mm, op->level, op->page, op->nr);
+	case FSIM_OP_DUP:
+		if (!(src = get_mm(r, op->src)))
 			return 1;
 		if (fsim_folio_kind(f) == FSIM_KIND_ANON)
-			return fsim_folio_try_dup_anon_rmap(f, mm, src, level_of(st),
-							    num(st, "page", 0), num(st, "nr", 0));
-		return fsim_folio_dup_file_rmap(f, mm, src, level_of(st),
-						num(st, "page", 0), num(st, "nr", 0));
-	case ST_PIN:
-		if (!(mm = get_mm(r, stmt_arg(st, "mm")->value)))
-			return 1;
-		return fsim_folio_pin(f, mm, (unsigned int)num(st, "n", 1));
-	case ST_UNPIN:
-		return fsim_folio_unpin(f, (unsigned int)num(st, "n", 1));
-	case ST_FREE: {
+			return fsim_folio_try_dup_anon_rmap(f, mm, src, op->level,
+							    op->page, op->nr);
+		return fsim_folio_dup_file_rmap(f, mm, src, op->level, op->page, op->nr);
+	case FSIM_OP_PIN:
+		return fsim_folio_pin(f, mm, u32_sat(op->n));
+	case FSIM_OP_UNPIN:
+		return fsim_folio_unpin(f, u32_sat(op->n));
+	case FSIM_OP_FREE: {
 		struct fsim_violation v;
 
 		err = fsim_folio_free(f);
 		if (err == -EFAULT) {
 			folio_free_checks(f, &v);
-			fail(r, "free %s: %s: %s", st->words[0], v.invariant, v.detail);
+			fail(r, "free %s: %s: %s", op->name, v.invariant, v.detail);
 			return 1;
 		}
 		if (!err) {
-			lookup(r, st->words[0])->dead = true;
+			lookup(r, op->name)->dead = true;
 			*touched = NULL;
 		}
 		return err;
@@ -170,49 +161,56 @@ static const char *proc_err(int err)
 
 static bool run_process_op(struct run *r, const struct stmt *st)
 {
-	const char *verb = st->words[1], *region = st->nwords > 2 ? st->words[2] : NULL;
-	struct fsim_process *p = get_process(r, st->words[0]), *child;
-	uint64_t off, len, bytes;
+	const struct fsim_stmt_op *op = &st->op;
+	struct fsim_process *p = get_process(r, op->name), *child;
+	uint64_t bytes, len = op->len;
 	int err = 0;
 
 	if (!p)
 		return false;
-	if (!strcmp(verb, "mmap")) {
-		const bool shmem = st->nwords > 3 && !strcmp(st->words[3], "shmem");
-		const bool hugetlb = !strcmp(st->words[st->nwords - 1], "hugetlb");
-
-		if (hugetlb)	/* the hstate: PMD-sized unless order= says */
-			err = fsim_process_mmap_hugetlb(p, region, size_arg(st, "size", 0),
-					shmem, (unsigned int)num(st, "order",
-						fsim_ctx_arch(r->ctx)->pmd_order));
+	switch (op->op) {
+	case FSIM_OP_MMAP:
+		if (op->hugetlb)
+			err = fsim_process_mmap_hugetlb(p, op->region, op->size,
+							op->kind == FSIM_KIND_SHMEM,
+							u32_sat(op->order));
 		else
-			err = fsim_process_mmap(p, region, size_arg(st, "size", 0), shmem,
-						(unsigned int)num(st, "order", 0));
-	} else if (!strcmp(verb, "touch") || !strcmp(verb, "read")) {
-		if (!region_bytes(r, p, region, &bytes))
+			err = fsim_process_mmap(p, op->region, op->size,
+						op->kind == FSIM_KIND_SHMEM,
+						u32_sat(op->order));
+		break;
+	case FSIM_OP_TOUCH:
+	case FSIM_OP_READ:
+		if (!region_bytes(r, p, op->region, &bytes))
 			return false;
-		off = size_arg(st, "off", 0);
-		len = size_arg(st, "len", bytes > off ? bytes - off : 0);
-		err = fsim_process_access(p, region, off, len, verb[0] == 't');
-	} else if (!strcmp(verb, "munmap")) {
-		err = fsim_process_munmap(p, region, size_arg(st, "off", 0),
-					  size_arg(st, "len", 0));
-	} else if (!strcmp(verb, "dontneed")) {
-		err = fsim_process_dontneed(p, region, size_arg(st, "off", 0),
-					    size_arg(st, "len", 0));
-	} else if (!strcmp(verb, "fork")) {
+		if (len == FSIM_LEN_TO_END)
+			len = bytes > op->off ? bytes - op->off : 0;
+		err = fsim_process_access(p, op->region, op->off, len,
+					  op->op == FSIM_OP_TOUCH);
+		break;
+	case FSIM_OP_MUNMAP:
+		err = fsim_process_munmap(p, op->region, op->off, op->len);
+		break;
+	case FSIM_OP_DONTNEED:
+		err = fsim_process_dontneed(p, op->region, op->off, op->len);
+		break;
+	case FSIM_OP_FORK:
 		err = fsim_process_fork(p, &child);
-		if (!err && !declare(r, st->words[2], SYM_PROCESS, child)) {
+		if (!err && !declare(r, op->child, SYM_PROCESS, child)) {
 			fsim_process_exit(child);
 			return false;
 		}
-	} else if (!strcmp(verb, "exit")) {
+		break;
+	case FSIM_OP_EXIT:
 		err = fsim_process_exit(p);
 		if (!err)
-			lookup(r, st->words[0])->dead = true;
+			lookup(r, op->name)->dead = true;
+		break;
+	default:
+		return fail(r, "internal: not a process operation");
 	}
 	if (err)
-		return fail(r, "%s %s: %s", st->words[0], verb, proc_err(err));
+		return fail(r, "%s %s: %s", op->name, stmt_keyword(st), proc_err(err));
 	return true;
 }
 
@@ -341,14 +339,10 @@ void run_end(struct run *r)
 		if (r->syms[k].kind == SYM_PROCESS && !r->syms[k].dead)
 			fsim_process_exit(r->syms[k].obj);
 	fsim_ctx_destroy(r->ctx);
-	for (k = 0; k < r->nsyms; k++)
-		free(r->syms[k].name);
 	free(r->syms);
 	r->syms = NULL;
 	r->nsyms = 0;
-	free(r->sym_hash);
-	r->sym_hash = NULL;
-	r->sym_hash_size = 0;
+	names_free(&r->names);
 }
 
 void fsim_script_run(const struct fsim_script *script, size_t i,

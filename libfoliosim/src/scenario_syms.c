@@ -26,91 +26,37 @@ bool fail(struct run *r, const char *fmt, ...)
 	return false;
 }
 
-/* FNV-1a: names are short; a generated scenario may declare 32k of them. */
-static size_t name_hash(const char *name)
-{
-	uint64_t h = 0xcbf29ce484222325ull;
-
-	while (*name)
-		h = (h ^ (unsigned char)*name++) * 0x100000001b3ull;
-	return (size_t)h;
-}
-
-/* The slot of @name in the hash, or the free slot where it would go. */
-static size_t *hash_slot(const struct run *r, const char *name)
-{
-	size_t mask = r->sym_hash_size - 1;
-	size_t i = name_hash(name) & mask;
-
-	while (r->sym_hash[i] &&
-	       strcmp(r->syms[r->sym_hash[i] - 1].name, name))
-		i = (i + 1) & mask;
-	return &r->sym_hash[i];
-}
-
-/* Keep the hash at most half full: rebuild it twice as large. */
-static bool hash_room(struct run *r)
-{
-	size_t size = r->sym_hash_size ? 2 * r->sym_hash_size : 64;
-	size_t *old = r->sym_hash, k;
-
-	if (2 * (r->nsyms + 1) < r->sym_hash_size)
-		return true;
-	r->sym_hash = calloc(size, sizeof(*r->sym_hash));
-	if (!r->sym_hash) {
-		r->sym_hash = old;
-		return false;
-	}
-	r->sym_hash_size = size;
-	for (k = 0; k < r->nsyms; k++)
-		*hash_slot(r, r->syms[k].name) = k + 1;
-	free(old);
-	return true;
-}
-
 struct sym *lookup(struct run *r, const char *name)
 {
-	size_t *slot;
+	int k = names_find(&r->names, name);
 
-	if (!r->sym_hash_size)
-		return NULL;
-	slot = hash_slot(r, name);
-	return *slot ? &r->syms[*slot - 1] : NULL;
+	return k >= 0 ? &r->syms[k] : NULL;
 }
 
 bool declare(struct run *r, const char *name, enum sym_kind kind, void *obj)
 {
 	struct sym *s = lookup(r, name);
-	char *copy;
-	void *mem;
+	void *mem = r->syms;
+	int k;
 
 	if (s && !s->dead)
 		return fail(r, "'%s' is already declared", name);
-	if (s) {	/* a freed name may be declared again */
-		s->kind = kind;
-		s->obj = obj;
-		s->dead = false;
-		return true;
+	if (!s) {
+		/* Room first: a name numbered without its symbol would shift
+		 * every later symbol. */
+		if (!scn_array_room(&mem, r->nsyms, sizeof(*r->syms)))
+			return fail(r, "out of memory");
+		r->syms = mem;
+		k = names_declare(&r->names, name);
+		if (k < 0)
+			return fail(r, "out of memory");
+		s = &r->syms[r->nsyms++];
+		s->name = r->names.name[k];
 	}
-	/* Everything that can fail first: a failed declare changes nothing. */
-	mem = r->syms;
-	copy = malloc(strlen(name) + 1);
-	if (!copy || !scn_array_room(&mem, r->nsyms, sizeof(*r->syms))) {
-		free(copy);
-		return fail(r, "out of memory");
-	}
-	r->syms = mem;
-	if (!hash_room(r)) {
-		free(copy);
-		return fail(r, "out of memory");
-	}
-	strcpy(copy, name);
-	s = &r->syms[r->nsyms];
-	s->name = copy;
+	/* A freed name may be declared again, as anything. */
 	s->kind = kind;
 	s->obj = obj;
 	s->dead = false;
-	*hash_slot(r, copy) = ++r->nsyms;
 	return true;
 }
 
@@ -160,35 +106,6 @@ const char *mm_name(struct run *r, unsigned int id, char *buf, size_t len)
 	return buf;
 }
 
-unsigned long num(const struct stmt *st, const char *key, unsigned long dflt)
-{
-	const struct arg *a = stmt_arg(st, key);
-	unsigned long long v;
-
-	if (!a || !scn_parse_uint(a->value, &v))
-		return dflt;
-	return v > ULONG_MAX ? ULONG_MAX : (unsigned long)v;
-}
-
-bool flag(const struct stmt *st, const char *key, bool dflt)
-{
-	const struct arg *a = stmt_arg(st, key);
-	bool v;
-
-	if (!a || !scn_parse_bool(a->value, &v))
-		return dflt;
-	return v;
-}
-
-enum fsim_level level_of(const struct stmt *st)
-{
-	const char *v = stmt_arg(st, "level")->value;
-
-	return !strcmp(v, "pud") ? FSIM_LEVEL_PUD :
-	       !strcmp(v, "pmd") ? FSIM_LEVEL_PMD : FSIM_LEVEL_PTE;
-}
-
-
 /* ------------------------------------------------------------------ */
 /* Process statements                                                  */
 /* ------------------------------------------------------------------ */
@@ -206,16 +123,6 @@ struct fsim_process *get_process(struct run *r, const char *name)
 		return NULL;
 	}
 	return s->obj;
-}
-
-uint64_t size_arg(const struct stmt *st, const char *key, uint64_t dflt)
-{
-	const struct arg *a = stmt_arg(st, key);
-	unsigned long long v;
-
-	if (!a || !scn_parse_size(a->value, &v))
-		return dflt;
-	return v;
 }
 
 /* Default range of touch/read: from off to the region's end. */

@@ -13,6 +13,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "foliosim/foliosim.h"
@@ -135,6 +136,77 @@ FSIM_API bool fsim_expect_key_in_mode(const struct fsim_expect_key *key,
 				      enum fsim_mode mode);
 /** "folio", "stats", "thp", "vmstat", "meminfo", "region". */
 FSIM_API const char *fsim_expect_target_name(enum fsim_expect_target target);
+
+/* ------------------------------------------------------------------ */
+/* The resolved form of a statement: what it does, its keys typed and  */
+/* defaults filled in, its names numbered.  The parser fills it from   */
+/* one key table (scenario_parse.c), so executors (the model's runner, */
+/* kunit-gen, the guest runner, the cost estimate) decode no text.     */
+/* ------------------------------------------------------------------ */
+
+enum fsim_op {
+	FSIM_OP_MODE, FSIM_OP_ARCH,
+	/* rmap level */
+	FSIM_OP_MM, FSIM_OP_MMDROP, FSIM_OP_FOLIO, FSIM_OP_NEW_ANON,
+	FSIM_OP_ADD, FSIM_OP_REMOVE, FSIM_OP_DUP, FSIM_OP_PIN, FSIM_OP_UNPIN,
+	FSIM_OP_FREE,
+	FSIM_OP_EXPECT,
+	/* process level: "process P", then "P verb ..." */
+	FSIM_OP_PROCESS, FSIM_OP_MMAP, FSIM_OP_TOUCH, FSIM_OP_READ,
+	FSIM_OP_FORK, FSIM_OP_MUNMAP, FSIM_OP_DONTNEED, FSIM_OP_EXIT,
+};
+
+/** touch/read without len=: from off to the end of the region. */
+#define FSIM_LEN_TO_END UINT64_MAX
+
+struct fsim_stmt_op {
+	enum fsim_op op;
+	unsigned int line;
+	unsigned long repeat;		/* 1 unless "repeat N" */
+	int fails;			/* fails=E: -E; 0: the call must succeed */
+	/* Names and their numbers: every name a scenario declares (mm,
+	 * folio, process, fork's child) is numbered from 0 in the order of
+	 * its first declaration; -1 for a name not declared before (the
+	 * executor reports it) or no name. */
+	const char *name;		/* the mm, folio or process acted on */
+	int name_index;
+	const char *mm;			/* mm= */
+	int mm_index;
+	const char *src;		/* dup src= */
+	int src_index;
+	const char *child;		/* fork: the child process */
+	int child_index;
+	const char *region;		/* process operations but fork/exit */
+	/* rmap statements */
+	uint64_t id;			/* mm id=: 0 = the next free id */
+	enum fsim_level level;		/* add/remove/dup level= */
+	uint64_t page, nr;		/* add/remove/dup page= nr= */
+	bool exclusive;			/* new-anon: default yes; add: default no */
+	uint64_t n;			/* pin/unpin n=: default 1 */
+	/* folio F order=N KIND [shmem|hugetlb]; P mmap R size=S [anon|shmem]
+	 * [hugetlb] [order=K] */
+	enum fsim_kind kind;		/* folio: anon, file, shmem; mmap: anon or shmem */
+	bool hugetlb;
+	uint64_t order;			/* folio order=; mmap order= (hugetlb: default
+					 * the PMD order); expect thp order= (default
+					 * the PMD order) */
+	uint64_t size;			/* mmap size= in bytes */
+	uint64_t off, len;		/* touch/read (len default FSIM_LEN_TO_END),
+					 * munmap/dontneed */
+	/* expect statements: the keys are read with the key table below */
+	enum fsim_expect_target target;	/* what it looks at (op == FSIM_OP_EXPECT) */
+	int expect_mode;		/* expect[MODE]: that mode, else -1 */
+};
+
+/** The resolved form of statement @k of scenario @i.  0, or -EINVAL if out
+ *  of range or the scenario failed to parse at or before that statement. */
+FSIM_API int fsim_script_op(const struct fsim_script *script, size_t i, size_t k,
+			    struct fsim_stmt_op *out);
+/** The number of names scenario @i declares, and name @index (NULL out of
+ *  range): the names of fsim_stmt_op's *_index fields. */
+FSIM_API size_t fsim_script_name_count(const struct fsim_script *script, size_t i);
+FSIM_API const char *fsim_script_name_at(const struct fsim_script *script, size_t i,
+					 size_t index);
 
 /** What running a scenario costs, estimated from its statements: one
  *  estimate for every executor that bounds its work (the fuzz target's
