@@ -158,10 +158,9 @@ struct kg_sym {
 struct kg_gen {
 	const char *path;	/* of the file being translated, for messages */
 	unsigned int line;	/* of the statement being translated */
-	struct kg_sym *syms;
-	size_t nsyms;
-	size_t *hash;		/* open addressing: index + 1 into syms, 0 free */
-	size_t hash_size;	/* a power of two, > 2 * nsyms */
+	const struct fsim_script *script;
+	size_t scenario;	/* its index in script */
+	struct kg_sym *syms;	/* by the library's name numbers */
 	struct kg_scn *scn;
 	bool failed;
 };
@@ -209,53 +208,15 @@ static unsigned long long kg_num(const char *s)
 	return 0;
 }
 
-static size_t kg_hash(const char *name)
-{
-	size_t h = 2166136261u;
-
-	for (; *name; name++)
-		h = (h ^ (unsigned char)*name) * 16777619u;
-	return h;
-}
-
-/* The slot of @name in the hash: its symbol, or the free slot for it. */
-static size_t *kg_slot(struct kg_gen *g, const char *name)
-{
-	size_t i = kg_hash(name) & (g->hash_size - 1);
-
-	while (g->hash[i] && strcmp(g->syms[g->hash[i] - 1].name, name))
-		i = (i + 1) & (g->hash_size - 1);
-	return &g->hash[i];
-}
-
+/* The symbol of @name: the library numbers a scenario's names. */
 static struct kg_sym *kg_lookup(struct kg_gen *g, const char *name)
 {
-	size_t *slot;
+	int k = name ? fsim_script_name_find(g->script, g->scenario, name) : -1;
 
-	if (!g->hash_size)
+	if (k < 0)
 		return NULL;
-	slot = kg_slot(g, name);
-	return *slot ? &g->syms[*slot - 1] : NULL;
-}
-
-/* Appends a symbol (mm and folio names share one namespace, as in the model). */
-static struct kg_sym *kg_new_sym(struct kg_gen *g, const char *name)
-{
-	size_t i;
-
-	if (2 * (g->nsyms + 1) >= g->hash_size) {
-		free(g->hash);
-		g->hash_size = g->hash_size ? 2 * g->hash_size : 64;
-		g->hash = kg_alloc(NULL, g->hash_size, sizeof(*g->hash));
-		memset(g->hash, 0, g->hash_size * sizeof(*g->hash));
-		for (i = 0; i < g->nsyms; i++)
-			*kg_slot(g, g->syms[i].name) = i + 1;
-	}
-	g->syms = kg_grow(g->syms, g->nsyms, sizeof(*g->syms));
-	memset(&g->syms[g->nsyms], 0, sizeof(g->syms[0]));
-	g->syms[g->nsyms].name = name;
-	*kg_slot(g, name) = ++g->nsyms;
-	return &g->syms[g->nsyms - 1];
+	g->syms[k].name = name;
+	return &g->syms[k];
 }
 
 /* Declares @name as the next mm or folio index; -1 after an error. */
@@ -265,7 +226,9 @@ static long kg_declare(struct kg_gen *g, const char *name, bool folio, unsigned 
 	struct kg_sym *s = kg_lookup(g, name);
 	long index;
 
-	if (s && s->live)
+	if (!s)
+		return kg_error(g, "internal: '%s' has no number", name), -1;
+	if (s->live)
 		return kg_error(g, "'%s' is already declared", name), -1;
 	if (folio) {
 		index = (long)sc->nfolios;
@@ -276,8 +239,7 @@ static long kg_declare(struct kg_gen *g, const char *name, bool folio, unsigned 
 		sc->mms = kg_grow(sc->mms, sc->nmms, sizeof(*sc->mms));
 		sc->mms[sc->nmms++] = (char *)name;
 	}
-	if (!s)		/* a name freed or dropped before may be declared again */
-		s = kg_new_sym(g, name);
+	/* a name freed or dropped before may be declared again */
 	s->folio = folio;
 	s->index = index;
 	s->live = true;
@@ -302,31 +264,15 @@ static long kg_resolve(struct kg_gen *g, const char *name, bool folio, const cha
 	return s->index;
 }
 
-static int kg_errno(const struct fsim_stmt_view *v)
+/* fails=E as an index into kg_err_names; -1 if it has no RMAP_SCN_ name. */
+static int kg_errno(int fails)
 {
-	const char *f = fsim_stmt_value(v, "fails");
 	size_t i;
 
-	if (!f)
-		return 0;
 	for (i = 1; i < sizeof(kg_err_names) / sizeof(kg_err_names[0]); i++)
-		if (!strcmp(f, kg_err_names[i]))
+		if (fails && !strcmp(fsim_errname(fails), kg_err_names[i]))
 			return (int)i;
-	return -1;
-}
-
-static int kg_level(const struct fsim_stmt_view *v)
-{
-	const char *l = fsim_stmt_value(v, "level");
-
-	return !l ? -1 : !strcmp(l, "pte") ? 0 : !strcmp(l, "pmd") ? 1 : !strcmp(l, "pud") ? 2 : -1;
-}
-
-static bool kg_flag(const struct fsim_stmt_view *v, const char *key, bool dflt)
-{
-	const char *b = fsim_stmt_value(v, key);
-
-	return b ? !strcmp(b, "yes") : dflt;
+	return fails ? -1 : 0;
 }
 
 /* The keys of one expect statement. */
@@ -445,114 +391,109 @@ static unsigned int kg_scenario_modes(const struct fsim_script *s, size_t i)
 	return bits;
 }
 
-static bool kg_stmt(struct kg_gen *g, const struct fsim_stmt_view *v, struct kg_stmt *st)
+/* The KUnit table's statement kinds of the rmap operations. */
+static int kg_rmap_kind(enum fsim_op op)
+{
+	switch (op) {
+	case FSIM_OP_NEW_ANON: return KG_NEW_ANON;
+	case FSIM_OP_ADD: return KG_ADD;
+	case FSIM_OP_REMOVE: return KG_REMOVE;
+	case FSIM_OP_DUP: return KG_DUP;
+	case FSIM_OP_PIN: return KG_PIN;
+	case FSIM_OP_UNPIN: return KG_UNPIN;
+	case FSIM_OP_FREE: return KG_FREE;
+	default: return -1;
+	}
+}
+
+/* The KUnit table's expect kinds by target (process targets never come
+ * here: kunit-gen skips scenarios with processes). */
+static enum kg_kind kg_expect_kind(enum fsim_expect_target t, enum kg_target *kt)
+{
+	switch (t) {
+	case FSIM_EXPECT_STATS: *kt = KG_T_STATS; return KG_EXPECT_STATS;
+	case FSIM_EXPECT_THP: *kt = KG_T_THP; return KG_EXPECT_THP;
+	case FSIM_EXPECT_VMSTAT: *kt = KG_T_VMSTAT; return KG_EXPECT_VMSTAT;
+	case FSIM_EXPECT_MEMINFO: *kt = KG_T_MEMINFO; return KG_EXPECT_MEMINFO;
+	default: *kt = KG_T_FOLIO; return KG_EXPECT_FOLIO;
+	}
+}
+
+/* Translates one statement from its resolved form @op (keys typed,
+ * defaults filled in by the library); @v gives expect's key=value list. */
+static bool kg_stmt(struct kg_gen *g, const struct fsim_stmt_op *op,
+		    const struct fsim_stmt_view *v, struct kg_stmt *st)
 {
 	const char *kw = v->keyword;
-	const char *f = v->nwords ? v->words[0] : NULL;
+	int kind;
+
 	memset(st, 0, sizeof(*st));
-	st->line = v->line;
-	st->repeat = v->repeat;
-	st->fails = kg_errno(v);
+	st->line = op->line;
+	st->repeat = op->repeat;
+	st->fails = kg_errno(op->fails);
 	st->folio = st->mm = st->src = -1;
 	if (st->fails < 0)
-		return kg_error(g, "fails=%s: unknown error name", fsim_stmt_value(v, "fails"));
-	if (!strcmp(kw, "mm")) {
+		return kg_error(g, "fails=%s: unknown error name", fsim_errname(op->fails));
+	switch (op->op) {
+	case FSIM_OP_MM:
 		st->kind = KG_MM;
-		if (fsim_stmt_value(v, "id")) {
+		if (op->id) {
 			st->flags |= KG_F_ID;
-			st->arg = kg_num(fsim_stmt_value(v, "id"));
+			st->arg = op->id;
 		}
 		/* A refused declaration declares nothing (as in the model). */
-		if (!st->fails && (st->mm = kg_declare(g, f, false, 0)) < 0)
+		if (!st->fails && (st->mm = kg_declare(g, op->name, false, 0)) < 0)
 			return false;
-	} else if (!strcmp(kw, "mmdrop")) {
+		return true;
+	case FSIM_OP_MMDROP:
 		st->kind = KG_MMDROP;
-		if ((st->mm = kg_resolve(g, f, false, kw)) < 0)
+		if ((st->mm = kg_resolve(g, op->name, false, kw)) < 0)
 			return false;
 		if (!st->fails)
-			kg_lookup(g, f)->live = false;
-	} else if (!strcmp(kw, "folio")) {
-		const char *k = v->nwords > 1 ? v->words[1] : "";
-
+			kg_lookup(g, op->name)->live = false;
+		return true;
+	case FSIM_OP_FOLIO:
 		st->kind = KG_FOLIO;
-		st->arg = kg_num(fsim_stmt_value(v, "order"));
-		st->folio_kind = !strcmp(k, "anon") ? 0 :
-				 (!strcmp(k, "shmem") || v->nwords > 2) ? 2 : 1;
+		st->arg = op->order;
+		st->folio_kind = (int)op->kind;	/* 0 anon, 1 file, 2 shmem */
 		if (!st->fails &&
-		    (st->folio = kg_declare(g, f, true, (unsigned int)st->arg)) < 0)
+		    (st->folio = kg_declare(g, op->name, true, (unsigned int)op->order)) < 0)
 			return false;
-	} else if (!strcmp(kw, "expect")) {
-		static const char *const groups[] = { "stats", "thp", "vmstat", "meminfo" };
-		enum kg_target t = KG_T_FOLIO;
-		size_t i;
+		return true;
+	case FSIM_OP_EXPECT: {
+		enum kg_target t;
 
-		st->mode = v->expect_mode < 0 ? KG_MODE_ANY :
-			   kg_mode_bit(fsim_mode_name((enum fsim_mode)v->expect_mode));
-		for (i = 0; i < 4; i++)
-			if (f && !strcmp(f, groups[i]))
-				t = (enum kg_target)(i + 1);
-		st->kind = t == KG_T_FOLIO ? KG_EXPECT_FOLIO : t == KG_T_STATS ? KG_EXPECT_STATS :
-			   t == KG_T_THP ? KG_EXPECT_THP : t == KG_T_VMSTAT ? KG_EXPECT_VMSTAT :
-			   KG_EXPECT_MEMINFO;
-		if (t == KG_T_FOLIO && (st->folio = kg_resolve(g, f, true, "expect")) < 0)
+		st->mode = op->expect_mode < 0 ? KG_MODE_ANY :
+			   kg_mode_bit(fsim_mode_name((enum fsim_mode)op->expect_mode));
+		st->kind = kg_expect_kind(op->target, &t);
+		if (t == KG_T_FOLIO && (st->folio = kg_resolve(g, op->name, true, "expect")) < 0)
 			return false;
 		if (t == KG_T_THP)
-			st->arg = fsim_stmt_value(v, "order") ? kg_num(fsim_stmt_value(v, "order")) :
-				  g->scn->arch.pmd_order;
-		if (!kg_expect_keys(g, v, t, st))
-			return false;
-	} else {
-		static const struct { const char *kw; enum kg_kind kind; } ops[] = {
-			{ "new-anon", KG_NEW_ANON }, { "add", KG_ADD }, { "remove", KG_REMOVE },
-			{ "dup", KG_DUP }, { "pin", KG_PIN }, { "unpin", KG_UNPIN },
-			{ "free", KG_FREE },
-		};
-		struct kg_sym *s;
-		size_t i;
-
-		for (i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
-			if (!strcmp(kw, ops[i].kw))
-				break;
-		if (i == sizeof(ops) / sizeof(ops[0]))
-			return kg_error(g, "statement '%s' has no kernel equivalent", kw);
-		st->kind = ops[i].kind;
-		if ((st->folio = kg_resolve(g, f, true, kw)) < 0)
-			return false;
-		s = kg_lookup(g, f);
-		if (st->kind != KG_UNPIN && st->kind != KG_FREE &&
-		    (st->mm = kg_resolve(g, fsim_stmt_value(v, "mm"), false, kw)) < 0)
-			return false;
-		switch (st->kind) {
-		case KG_NEW_ANON:
-			if (kg_flag(v, "exclusive", true))
-				st->flags |= KG_F_EXCLUSIVE;
-			break;
-		case KG_DUP:
-			if ((st->src = kg_resolve(g, fsim_stmt_value(v, "src"), false, kw)) < 0)
-				return false;
-			/* fall through */
-		case KG_ADD:
-		case KG_REMOVE:
-			st->level = kg_level(v);
-			if (st->level < 0)
-				return kg_error(g, "%s: bad level", kw);
-			st->page = kg_num(fsim_stmt_value(v, "page"));
-			st->nr = kg_num(fsim_stmt_value(v, "nr"));
-			if (st->kind == KG_ADD && kg_flag(v, "exclusive", false))
-				st->flags |= KG_F_EXCLUSIVE;
-			break;
-		case KG_PIN:
-		case KG_UNPIN:
-			st->arg = fsim_stmt_value(v, "n") ? kg_num(fsim_stmt_value(v, "n")) : 1;
-			break;
-		case KG_FREE:
-			if (!st->fails)
-				s->live = false;
-			break;
-		default:
-			break;
-		}
+			st->arg = op->order;
+		return kg_expect_keys(g, v, t, st);
 	}
+	default:
+		break;
+	}
+	kind = kg_rmap_kind(op->op);
+	if (kind < 0)
+		return kg_error(g, "statement '%s' has no kernel equivalent", kw);
+	st->kind = (enum kg_kind)kind;
+	if ((st->folio = kg_resolve(g, op->name, true, kw)) < 0)
+		return false;
+	if (op->mm && (st->mm = kg_resolve(g, op->mm, false, kw)) < 0)
+		return false;
+	if (op->src && (st->src = kg_resolve(g, op->src, false, kw)) < 0)
+		return false;
+	st->level = (int)op->level;
+	st->page = op->page;
+	st->nr = op->nr;
+	if (op->exclusive && (op->op == FSIM_OP_NEW_ANON || op->op == FSIM_OP_ADD))
+		st->flags |= KG_F_EXCLUSIVE;
+	if (op->op == FSIM_OP_PIN || op->op == FSIM_OP_UNPIN)
+		st->arg = op->n;
+	if (op->op == FSIM_OP_FREE && !st->fails)
+		kg_lookup(g, op->name)->live = false;
 	return true;
 }
 
@@ -560,11 +501,10 @@ static bool kg_stmt(struct kg_gen *g, const struct fsim_stmt_view *v, struct kg_
 static bool kg_has_hugetlb(const struct fsim_script *s, size_t i)
 {
 	size_t k, n = fsim_script_statements(s, i);
-	struct fsim_stmt_view v;
+	struct fsim_stmt_op op;
 
 	for (k = 0; k < n; k++)
-		if (!fsim_script_statement(s, i, k, &v) && !strcmp(v.keyword, "folio") &&
-		    v.nwords > 2 && !strcmp(v.words[2], "hugetlb"))
+		if (!fsim_script_op(s, i, k, &op) && op.op == FSIM_OP_FOLIO && op.hugetlb)
 			return true;
 	return false;
 }
@@ -586,6 +526,8 @@ static bool kg_scenario(const struct fsim_script *s, size_t i, struct kg_scn *sc
 	memset(sc, 0, sizeof(*sc));
 	g.path = fsim_script_file(s);
 	g.line = fsim_script_line(s, i);
+	g.script = s;
+	g.scenario = i;
 	g.scn = sc;
 	sc->name = fsim_script_name(s, i);
 	sc->file = kg_basename(fsim_script_file(s));
@@ -609,18 +551,21 @@ static bool kg_scenario(const struct fsim_script *s, size_t i, struct kg_scn *sc
 		return true;
 	}
 	sc->st = kg_alloc(NULL, n, sizeof(*sc->st));
+	g.syms = kg_alloc(NULL, fsim_script_name_count(s, i) + 1, sizeof(*g.syms));
+	memset(g.syms, 0, (fsim_script_name_count(s, i) + 1) * sizeof(*g.syms));
 	for (k = 0; k < n; k++) {
 		struct fsim_stmt_view v;
+		struct fsim_stmt_op op;
 
-		if (fsim_script_statement(s, i, k, &v))
+		if (fsim_script_statement(s, i, k, &v) || fsim_script_op(s, i, k, &op))
 			break;
-		g.line = v.line;
-		if (!strcmp(v.keyword, "mode") || !strcmp(v.keyword, "arch"))
+		g.line = op.line;
+		if (op.op == FSIM_OP_MODE || op.op == FSIM_OP_ARCH)
 			continue;	/* in the scenario's header fields */
-		if (v.expect_mode >= 0 &&
-		    !kg_mode_bit(fsim_mode_name((enum fsim_mode)v.expect_mode)))
+		if (op.expect_mode >= 0 &&
+		    !kg_mode_bit(fsim_mode_name((enum fsim_mode)op.expect_mode)))
 			continue;	/* expect[base]: no kernel runs KUnit in base */
-		if (kg_stmt(&g, &v, &sc->st[sc->nst]))
+		if (kg_stmt(&g, &op, &v, &sc->st[sc->nst]))
 			sc->nst++;
 		else
 			break;
@@ -633,7 +578,6 @@ static bool kg_scenario(const struct fsim_script *s, size_t i, struct kg_scn *sc
 		sc->work = cost.rmap_work;
 	}
 	free(g.syms);
-	free(g.hash);
 	return !g.failed;
 }
 

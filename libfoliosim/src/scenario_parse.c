@@ -1182,6 +1182,11 @@ const char *fsim_script_name_at(const struct fsim_script *s, size_t i, size_t in
 	return i < s->n && index < s->sc[i].names.n ? s->sc[i].names.name[index] : NULL;
 }
 
+int fsim_script_name_find(const struct fsim_script *s, size_t i, const char *name)
+{
+	return i < s->n ? names_find(&s->sc[i].names, name) : -1;
+}
+
 const char *fsim_stmt_value(const struct fsim_stmt_view *v, const char *key)
 {
 	size_t i;

@@ -11,7 +11,7 @@ rm -rf "$work"
 mkdir -p "$work"
 flags="-std=gnu11 -Wall -Wextra -Werror"
 
-# Two runs at once (the parser is slow on rmap-ida-exhaust.scn under ASan).
+# Two runs at once: the same bytes twice.
 "$foliosim" kunit-gen "$@" > "$work/table2.h" &
 second=$!
 "$foliosim" kunit-gen -o "$work/table.h" "$@"

@@ -207,6 +207,10 @@ FSIM_API int fsim_script_op(const struct fsim_script *script, size_t i, size_t k
 FSIM_API size_t fsim_script_name_count(const struct fsim_script *script, size_t i);
 FSIM_API const char *fsim_script_name_at(const struct fsim_script *script, size_t i,
 					 size_t index);
+/** The number of @name in scenario @i (e.g. an mm named in a slot value
+ *  "M:count"), or -1 if the scenario declares no such name. */
+FSIM_API int fsim_script_name_find(const struct fsim_script *script, size_t i,
+				   const char *name);
 
 /** What running a scenario costs, estimated from its statements: one
  *  estimate for every executor that bounds its work (the fuzz target's
