@@ -34,6 +34,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -359,6 +360,9 @@ struct cproc {
 	struct fsim_process *model;
 };
 
+/* The x86_64 machine the guest runs on: scenarios of another arch skip. */
+#define MACHINE_PMD_ORDER 9
+
 struct scenario_run {
 	const struct fsim_script *script;
 	size_t index;
@@ -367,7 +371,7 @@ struct scenario_run {
 	struct cproc procs[MAX_PROCS];
 	int nprocs;
 	struct fsim_ctx *model;
-	long long anon0, split0, thp0[10][3];
+	long long anon0, split0, thp0[MACHINE_PMD_ORDER + 1][3];
 	long long hugetlb_prev;	/* vm.nr_hugepages to restore, or -1 */
 	char message[512];
 	int outcome;		/* FSIM_PASS/FAIL/SKIP */
@@ -487,7 +491,6 @@ static long long thp_stat(unsigned int order, int which)
 
 #define NR_HUGEPAGES "/proc/sys/vm/nr_hugepages"
 
-static uint64_t size_of(const struct fsim_stmt_view *v, const char *key, uint64_t dflt);
 
 /* The pool as it was before reserve_hugetlb(). */
 static void restore_hugetlb(struct scenario_run *s)
@@ -507,15 +510,15 @@ static void restore_hugetlb(struct scenario_run *s)
 static bool reserve_hugetlb(struct scenario_run *s)
 {
 	const uint64_t huge = PAGE << fsim_script_arch(s->script, s->index)->pmd_order;
-	struct fsim_stmt_view v;
+	struct fsim_stmt_op op;
 	long long want = 0, got;
 	char n[24];
 	size_t k;
 
 	s->hugetlb_prev = -1;
-	for (k = 0; !fsim_script_statement(s->script, s->index, k, &v); k++)
-		if (!strcmp(v.keyword, "mmap") && !strcmp(v.words[v.nwords - 1], "hugetlb"))
-			want += (long long)(2 * ((size_of(&v, "size", 0) + huge - 1) / huge));
+	for (k = 0; !fsim_script_op(s->script, s->index, k, &op); k++)
+		if (op.op == FSIM_OP_MMAP && op.hugetlb)
+			want += (long long)(2 * ((op.size + huge - 1) / huge));
 	if (!want)
 		return true;
 	s->hugetlb_prev = read_ll(NR_HUGEPAGES);
@@ -533,20 +536,16 @@ static bool reserve_hugetlb(struct scenario_run *s)
 static void set_knobs(struct scenario_run *s)
 {
 	unsigned int anon = 0, shmem = 0;
-	struct fsim_stmt_view v;
+	struct fsim_stmt_op op;
 	size_t k;
 
-	for (k = 0; !fsim_script_statement(s->script, s->index, k, &v); k++) {
-		const char *order = fsim_stmt_value(&v, "order");
-		unsigned int ord = order ? (unsigned int)atoi(order) : 0;
-
-		if (strcmp(v.keyword, "mmap") || ord > 9 ||
-		    !strcmp(v.words[v.nwords - 1], "hugetlb"))
+	for (k = 0; !fsim_script_op(s->script, s->index, k, &op); k++) {
+		if (op.op != FSIM_OP_MMAP || op.order > MACHINE_PMD_ORDER || op.hugetlb)
 			continue;
-		if (v.nwords >= 4 && !strcmp(v.words[3], "shmem"))
-			shmem |= 1u << ord;
+		if (op.kind == FSIM_KIND_SHMEM)
+			shmem |= 1u << op.order;
 		else
-			anon |= 1u << ord;
+			anon |= 1u << op.order;
 	}
 	thp_set_knobs(anon, shmem);
 }
@@ -855,50 +854,50 @@ static bool check_orders(struct scenario_run *s, struct cproc *p, const char *re
 	return true;
 }
 
-static uint64_t size_of(const struct fsim_stmt_view *v, const char *key, uint64_t dflt)
+/* One process operation, from its resolved form (the library filled in
+ * the defaults: hugetlb regions of the PMD order, touch to the region's end). */
+static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_op *op,
+			  const char *verb)
 {
-	const char *val = fsim_stmt_value(v, key);
-	unsigned long long x;
-
-	return val && fsim_parse_size(val, &x) ? x : dflt;
-}
-
-static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_view *v)
-{
-	struct cproc *p = find_proc(s, v->words[0]), *c;
-	const char *verb = v->keyword, *region = v->nwords > 2 ? v->words[2] : "";
+	struct cproc *p = find_proc(s, op->name), *c;
+	const char *region = op->region ? op->region : "";
+	const bool shmem = op->kind == FSIM_KIND_SHMEM;
+	const unsigned int order = (unsigned int)op->order;
 	char reply[128];
 	struct cregion *r;
-	uint64_t off, len;
+	uint64_t len;
 	int err = 0;
 
 	if (!p)
-		return fail(s, FSIM_FAIL, "unknown process %s", v->words[0]);
-	if (!strcmp(verb, "mmap")) {
-		const bool shmem = v->nwords >= 4 && !strcmp(v->words[3], "shmem");
-		const bool hugetlb = !strcmp(v->words[v->nwords - 1], "hugetlb");
-		const char *ord = fsim_stmt_value(v, "order");
-		const unsigned int pmd_order = fsim_script_arch(s->script, s->index)->pmd_order;
-		unsigned int order = ord ? (unsigned int)atoi(ord) : hugetlb ? pmd_order : 0;
-		uint64_t size = size_of(v, "size", 0);
-
-		if (hugetlb && order != pmd_order)
-			return fail(s, FSIM_SKIP, "hugetlb pages of order %u: the guest "
-				    "reserves PMD-sized ones only", order);
+		return fail(s, FSIM_FAIL, "unknown process %s", op->name);
+	switch (op->op) {
+	case FSIM_OP_MMAP:
+		if (op->hugetlb && op->order != MACHINE_PMD_ORDER)
+			return fail(s, FSIM_SKIP, "hugetlb pages of order %llu: the guest "
+				    "reserves PMD-sized ones only",
+				    (unsigned long long)op->order);
+		if (!op->hugetlb && op->order > MACHINE_PMD_ORDER)
+			return fail(s, FSIM_FAIL, "mmap order=%llu: no such THP size",
+				    (unsigned long long)op->order);
+		if (p->nregions == MAX_REGIONS)
+			return fail(s, FSIM_FAIL, "more than %d regions in %s", MAX_REGIONS,
+				    op->name);
 		if (!send(s, p, reply, sizeof(reply), "mmap %s %llu %u %u", region,
-			  (unsigned long long)size, order,
-			  (shmem ? MAP_REQ_SHMEM : 0) | (hugetlb ? MAP_REQ_HUGETLB : 0)))
+			  (unsigned long long)op->size, order,
+			  (shmem ? MAP_REQ_SHMEM : 0) | (op->hugetlb ? MAP_REQ_HUGETLB : 0)))
 			return false;
 		r = &p->region[p->nregions++];
 		snprintf(r->name, sizeof(r->name), "%s", region);
 		r->addr = (uintptr_t)strtoull(reply + 3, NULL, 16);
-		r->size = size;
-		err = hugetlb ? fsim_process_mmap_hugetlb(p->model, region, size, shmem, order)
-			      : fsim_process_mmap(p->model, region, size, shmem, order);
-	} else if (!strcmp(verb, "fork")) {
-		if (!(c = new_proc(s, v->words[2])))
+		r->size = op->size;
+		err = op->hugetlb ?
+		      fsim_process_mmap_hugetlb(p->model, region, op->size, shmem, order) :
+		      fsim_process_mmap(p->model, region, op->size, shmem, order);
+		break;
+	case FSIM_OP_FORK:
+		if (!(c = new_proc(s, op->child)))
 			return false;
-		if (!send(s, p, reply, sizeof(reply), "fork %s", v->words[2]))
+		if (!send(s, p, reply, sizeof(reply), "fork %s", op->child))
 			return false;
 		c->pid = (pid_t)atoi(reply + 3);
 		if (!open_fifos(s, c) || !send(s, c, reply, sizeof(reply), "ping"))
@@ -907,7 +906,8 @@ static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_view *v
 		memcpy(c->region, p->region, sizeof(p->region));
 		c->nregions = p->nregions;
 		err = fsim_process_fork(p->model, &c->model);
-	} else if (!strcmp(verb, "exit")) {
+		break;
+	case FSIM_OP_EXIT:
 		if (!send(s, p, reply, sizeof(reply), "exit"))
 			return false;
 		fclose(p->cmd);
@@ -916,29 +916,71 @@ static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_view *v
 		if (p->pid > 0)
 			wait_mm_gone(p->pid);
 		err = fsim_process_exit(p->model);
-	} else {
-		uint64_t whole = 0;
-
+		break;
+	default:	/* touch, read, munmap, dontneed: a range of a region */
 		if (!(r = find_cregion(p, region)))
 			return fail(s, FSIM_FAIL, "unknown region %s", region);
-		whole = r->size;
-		off = size_of(v, "off", 0);
-		len = size_of(v, "len", whole > off ? whole - off : 0);
+		len = op->len;
+		if (len == FSIM_LEN_TO_END)
+			len = r->size > op->off ? r->size - op->off : 0;
 		if (!send(s, p, reply, sizeof(reply), "%s %s %llu %llu", verb, region,
-			  (unsigned long long)off, (unsigned long long)len))
+			  (unsigned long long)op->off, (unsigned long long)len))
 			return false;
-		if (!strcmp(verb, "touch") || !strcmp(verb, "read")) {
-			err = fsim_process_access(p->model, region, off, len, verb[0] == 't');
+		if (op->op == FSIM_OP_TOUCH || op->op == FSIM_OP_READ) {
+			err = fsim_process_access(p->model, region, op->off, len,
+						  op->op == FSIM_OP_TOUCH);
 			if (!err)
-				return check_orders(s, p, region, off, len);
-		} else if (!strcmp(verb, "munmap")) {
-			err = fsim_process_munmap(p->model, region, off, len);
+				return check_orders(s, p, region, op->off, len);
+		} else if (op->op == FSIM_OP_MUNMAP) {
+			err = fsim_process_munmap(p->model, region, op->off, len);
 		} else {
-			err = fsim_process_dontneed(p->model, region, off, len);
+			err = fsim_process_dontneed(p->model, region, op->off, len);
 		}
 	}
 	if (err)
 		return fail(s, FSIM_FAIL, "the model refused %s: %s", verb, fsim_errname(err));
+	return true;
+}
+
+/*
+ * Where the guest reads each region key of the library's key table that
+ * smaps sums (the names are the table's: check_smaps_fields() at start-up
+ * refuses a name the table does not have, so the two cannot drift apart).
+ */
+static const struct smaps_field {
+	const char *key;
+	size_t offset;		/* of a long long in struct smaps_vma */
+} smaps_fields[] = {
+	{ "rss_kb", offsetof(struct smaps_vma, rss) },
+	{ "pss_kb", offsetof(struct smaps_vma, pss) },
+	{ "private_kb", offsetof(struct smaps_vma, private_kb) },
+	{ "shared_kb", offsetof(struct smaps_vma, shared_kb) },
+	{ "anon_huge_kb", offsetof(struct smaps_vma, anon_huge) },
+	{ "shared_hugetlb_kb", offsetof(struct smaps_vma, shared_hugetlb) },
+	{ "private_hugetlb_kb", offsetof(struct smaps_vma, private_hugetlb) },
+};
+
+static const struct smaps_field *smaps_field(const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(smaps_fields) / sizeof(smaps_fields[0]); i++)
+		if (!strcmp(smaps_fields[i].key, key))
+			return &smaps_fields[i];
+	return NULL;
+}
+
+/* False (with a message) if a smaps field names no region key. */
+static bool check_smaps_fields(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(smaps_fields) / sizeof(smaps_fields[0]); i++)
+		if (!fsim_expect_key_find(FSIM_EXPECT_REGION, smaps_fields[i].key)) {
+			fprintf(stderr, "foliosim-guest: '%s' is not a region key of "
+				"libfoliosim's key table\n", smaps_fields[i].key);
+			return false;
+		}
 	return true;
 }
 
@@ -947,6 +989,7 @@ static bool region_value(struct scenario_run *s, struct cproc *p, struct cregion
 			 const char *key, char *buf, size_t len)
 {
 	const char *at = strchr(key, '@');
+	const struct smaps_field *field;
 	struct smaps_vma sm;
 
 	if (at) {
@@ -976,20 +1019,10 @@ static bool region_value(struct scenario_run *s, struct cproc *p, struct cregion
 		return true;
 	}
 	smaps_sum(p->pid, r->addr, r->addr + r->size, &sm);
-	if (!strcmp(key, "rss_kb"))
-		snprintf(buf, len, "%lld", sm.rss);
-	else if (!strcmp(key, "pss_kb"))
-		snprintf(buf, len, "%lld", sm.pss);
-	else if (!strcmp(key, "private_kb"))
-		snprintf(buf, len, "%lld", sm.private_kb);
-	else if (!strcmp(key, "shared_kb"))
-		snprintf(buf, len, "%lld", sm.shared_kb);
-	else if (!strcmp(key, "anon_huge_kb"))
-		snprintf(buf, len, "%lld", sm.anon_huge);
-	else if (!strcmp(key, "shared_hugetlb_kb"))
-		snprintf(buf, len, "%lld", sm.shared_hugetlb);
-	else if (!strcmp(key, "private_hugetlb_kb"))
-		snprintf(buf, len, "%lld", sm.private_hugetlb);
+	field = smaps_field(key);
+	if (field)
+		snprintf(buf, len, "%lld", *(const long long *)(const void *)
+					   ((const char *)&sm + field->offset));
 	else if (fsim_expect_key_find(FSIM_EXPECT_REGION, key))
 		return fail(s, FSIM_FAIL, "region key %s: the guest runner cannot read it "
 			    "yet", key);
@@ -1006,27 +1039,28 @@ static bool compare(struct scenario_run *s, const char *key, const char *want,
 	return fail(s, FSIM_FAIL, "expected %s=%s, got %s", key, want, got);
 }
 
-static bool do_expect(struct scenario_run *s, const struct fsim_stmt_view *v)
+static bool do_expect(struct scenario_run *s, const struct fsim_stmt_op *op,
+		      const struct fsim_stmt_view *v)
 {
 	char got[64];
 	size_t i;
 
-	if (v->expect_mode >= 0 && v->expect_mode != (int)s->mode)
+	if (op->expect_mode >= 0 && op->expect_mode != (int)s->mode)
 		return true;
-	if (!strcmp(v->words[0], "meminfo")) {
+	switch (op->target) {
+	case FSIM_EXPECT_MEMINFO:
 		snprintf(got, sizeof(got), "%lld", region_anon_kb(s));
 		return compare(s, "anon_pages_kb", v->args[0].value, got);
-	}
-	if (!strcmp(v->words[0], "vmstat")) {
+	case FSIM_EXPECT_VMSTAT:
 		snprintf(got, sizeof(got), "%lld",
 			 vmstat("thp_deferred_split_page") - s->split0);
 		return compare(s, v->args[0].key, v->args[0].value, got);
-	}
-	if (!strcmp(v->words[0], "thp")) {
-		const char *ord = fsim_stmt_value(v, "order");
-		unsigned int order = ord ? (unsigned int)atoi(ord) : 9;
-
+	case FSIM_EXPECT_THP:
+		if (op->order < 2 || op->order > MACHINE_PMD_ORDER)
+			return fail(s, FSIM_FAIL, "thp order=%llu: no such THP size here",
+				    (unsigned long long)op->order);
 		for (i = 0; i < v->nargs; i++) {
+			const unsigned int order = (unsigned int)op->order;
 			int w;
 
 			for (w = 0; w < 3 && strcmp(v->args[i].key, thp_stat_names[w]); w++)
@@ -1038,21 +1072,22 @@ static bool do_expect(struct scenario_run *s, const struct fsim_stmt_view *v)
 				return false;
 		}
 		return true;
-	}
-	if (v->nwords == 2) {
-		struct cproc *p = find_proc(s, v->words[0]);
-		struct cregion *r = p ? find_cregion(p, v->words[1]) : NULL;
+	case FSIM_EXPECT_REGION: {
+		struct cproc *p = find_proc(s, op->name);
+		struct cregion *r = p ? find_cregion(p, op->region) : NULL;
 
 		if (!r)
 			return fail(s, FSIM_FAIL, "unknown process or region %s %s",
-				    v->words[0], v->words[1]);
+				    op->name, op->region);
 		for (i = 0; i < v->nargs; i++)
 			if (!region_value(s, p, r, v->args[i].key, got, sizeof(got)) ||
 			    !compare(s, v->args[i].key, v->args[i].value, got))
 				return false;
 		return true;
 	}
-	return fail(s, FSIM_SKIP, "folio-level expectations need the KUnit executor");
+	default:
+		return fail(s, FSIM_SKIP, "folio-level expectations need the KUnit executor");
+	}
 }
 
 static void stop_all(struct scenario_run *s)
@@ -1087,6 +1122,7 @@ static void stop_all(struct scenario_run *s)
 static int run_scenario(struct scenario_run *s)
 {
 	struct fsim_stmt_view v;
+	struct fsim_stmt_op op;
 	size_t k;
 	unsigned int o;
 	int w;
@@ -1105,7 +1141,7 @@ static int run_scenario(struct scenario_run *s)
 	{
 		const struct fsim_arch *a = fsim_script_arch(s->script, s->index);
 
-		if (a->bits != 64 || a->page_shift != 12 || a->pmd_order != 9)
+		if (a->bits != 64 || a->page_shift != 12 || a->pmd_order != MACHINE_PMD_ORDER)
 			return fail(s, FSIM_SKIP, "arch is not this machine's"), FSIM_SKIP;
 	}
 	snprintf(s->dir, sizeof(s->dir), "/tmp/fsg.XXXXXX");
@@ -1125,19 +1161,21 @@ static int run_scenario(struct scenario_run *s)
 	s->anon0 = 0;
 	s->anon0 = region_anon_kb(s);
 	s->split0 = vmstat("thp_deferred_split_page");
-	for (o = 2; o <= 9; o++)
+	for (o = 2; o <= MACHINE_PMD_ORDER; o++)
 		for (w = 0; w < 3; w++)
 			s->thp0[o][w] = thp_stat(o, w);
 	s->outcome = FSIM_PASS;
-	for (k = 0; !fsim_script_statement(s->script, s->index, k, &v); k++) {
+	for (k = 0; !fsim_script_statement(s->script, s->index, k, &v) &&
+		    !fsim_script_op(s->script, s->index, k, &op); k++) {
 		bool ok = true;
 		unsigned long rep;
 
-		s->line = v.line;
+		s->line = op.line;
 		if (s->verbose)
-			fprintf(stderr, "  line %u: %s\n", v.line, v.keyword);
-		if (!strcmp(v.keyword, "process")) {
-			struct cproc *p = new_proc(s, v.words[0]);
+			fprintf(stderr, "  line %u: %s\n", op.line, v.keyword);
+		switch (op.op) {
+		case FSIM_OP_PROCESS: {
+			struct cproc *p = new_proc(s, op.name);
 			char reply[32];
 			pid_t pid;
 
@@ -1145,19 +1183,30 @@ static int run_scenario(struct scenario_run *s)
 				break;
 			pid = fork();
 			if (pid == 0)
-				worker_loop(s->dir, v.words[0]);
+				worker_loop(s->dir, op.name);
 			p->pid = pid;
 			ok = pid > 0 && open_fifos(s, p) &&
 			     send(s, p, reply, sizeof(reply), "ping") &&
 			     !fsim_process_create(s->model, &p->model);
-		} else if (!strcmp(v.keyword, "expect")) {
-			ok = do_expect(s, &v);
-		} else if (!strcmp(v.keyword, "mode") || !strcmp(v.keyword, "arch")) {
-			continue;
-		} else if (v.nwords >= 2 && find_proc(s, v.words[0])) {
-			for (rep = 0; ok && rep < v.repeat; rep++)
-				ok = do_process_op(s, &v);
-		} else {
+			break;
+		}
+		case FSIM_OP_EXPECT:
+			ok = do_expect(s, &op, &v);
+			break;
+		case FSIM_OP_MODE:
+		case FSIM_OP_ARCH:
+			break;
+		case FSIM_OP_MMAP:
+		case FSIM_OP_TOUCH:
+		case FSIM_OP_READ:
+		case FSIM_OP_FORK:
+		case FSIM_OP_MUNMAP:
+		case FSIM_OP_DONTNEED:
+		case FSIM_OP_EXIT:
+			for (rep = 0; ok && rep < op.repeat; rep++)
+				ok = do_process_op(s, &op, v.keyword);
+			break;
+		default:
 			ok = fail(s, FSIM_SKIP, "rmap statement '%s' in a process scenario",
 				  v.keyword);
 		}
@@ -1211,6 +1260,8 @@ int main(int argc, char **argv)
 	if (argc == 4 && !strcmp(argv[1], "--worker"))
 		worker_loop(argv[2], argv[3]);
 	signal(SIGPIPE, SIG_IGN);
+	if (!check_smaps_fields())
+		return 2;
 	{
 		/* Two FIFOs per process: 511 children need more than 1024 fds. */
 		struct rlimit rl;
