@@ -303,14 +303,14 @@ bool region_value(struct run *r, struct fsim_process *p, const char *region,
 
 static bool expect_region(struct run *r, const struct stmt *st)
 {
-	struct fsim_process *p = get_process(r, st->words[0]);
+	struct fsim_process *p = get_process(r, st->op.name);
 	char got[48];
 	size_t i;
 
 	if (!p)
 		return false;
 	for (i = 0; i < st->nargs; i++)
-		if (!region_value(r, p, st->words[1], st->args[i].key, got, sizeof(got)) ||
+		if (!region_value(r, p, st->op.region, st->args[i].key, got, sizeof(got)) ||
 		    !compare(r, st->args[i].key, st->args[i].value, got))
 			return false;
 	return true;
@@ -324,19 +324,14 @@ int64_t anon_pages_kb(struct run *r)
 
 bool run_expect(struct run *r, const struct stmt *st)
 {
-	const char *t = st->words[0];
-
 	if (st->expect_mode >= 0 && st->expect_mode != (int)fsim_ctx_mode(r->ctx))
 		return true;
-	if (!strcmp(t, "stats"))
-		return expect_counters(r, st, FSIM_EXPECT_STATS);
-	if (!strcmp(t, "thp"))
-		return expect_counters(r, st, FSIM_EXPECT_THP);
-	if (!strcmp(t, "vmstat"))
-		return expect_counters(r, st, FSIM_EXPECT_VMSTAT);
-	if (!strcmp(t, "meminfo"))
-		return expect_counters(r, st, FSIM_EXPECT_MEMINFO);
-	if (st->nwords == 2)
+	switch (st->op.target) {
+	case FSIM_EXPECT_REGION:
 		return expect_region(r, st);
-	return expect_folio(r, st);
+	case FSIM_EXPECT_FOLIO:
+		return expect_folio(r, st);
+	default:	/* stats, thp, vmstat, meminfo: counters */
+		return expect_counters(r, st, st->op.target);
+	}
 }
