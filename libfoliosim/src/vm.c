@@ -991,19 +991,15 @@ int fsim_process_mapmax(const struct fsim_process *p, const char *name,
 	return 0;
 }
 
-int fsim_process_page(const struct fsim_process *p, const char *name, uint64_t off,
-		      struct fsim_page_view *out)
+/* What maps page @i of region @r, as fsim_process_page() says. */
+static void page_view(const struct fsim_process *p, const struct region *r,
+		      unsigned long i, struct fsim_page_view *out)
 {
-	const struct region *r = find_region(p, name);
-	const unsigned long i = r ? (unsigned long)(off >> p->ctx->arch.page_shift) : 0;
-	const struct pte_entry *e;
+	const struct pte_entry *e = &r->e[i];
 
 	memset(out, 0, sizeof(*out));
-	if (!r || i >= r->npages)
-		return -EINVAL;
-	e = &r->e[i];
 	if (!r->live[i])
-		return 0;
+		return;
 	out->zero_page = e->zero;
 	out->level = (enum fsim_level)e->level;
 	/*
@@ -1016,13 +1012,37 @@ int fsim_process_page(const struct fsim_process *p, const char *name, uint64_t o
 	if (e->zero && e->level == FSIM_LEVEL_PMD)
 		out->pm_exclusive = fsim_huge_zero_pmd_exclusive(p->ctx);
 	if (!e->folio)
-		return 0;
+		return;
 	out->present = true;
 	out->folio = e->folio;
 	out->folio_page = e->fpage;
-	out->level = (enum fsim_level)e->level;
 	out->kpagecount = fsim_kpagecount(e->folio, e->fpage);
 	out->pm_exclusive = fsim_pagemap_exclusive(e->folio, e->fpage);
+}
+
+int fsim_process_page(const struct fsim_process *p, const char *name, uint64_t off,
+		      struct fsim_page_view *out)
+{
+	const struct region *r = find_region(p, name);
+	const uint64_t i = r ? off >> p->ctx->arch.page_shift : 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!r || i >= r->npages)
+		return -EINVAL;
+	page_view(p, r, (unsigned long)i, out);
+	return 0;
+}
+
+int fsim_process_pages(const struct fsim_process *p, const char *name,
+		       uint64_t first, uint64_t n, struct fsim_page_view *out)
+{
+	const struct region *r = find_region(p, name);
+	uint64_t i;
+
+	if (!r || first > r->npages || n > r->npages - first)
+		return -EINVAL;
+	for (i = 0; i < n; i++)
+		page_view(p, r, (unsigned long)(first + i), &out[i]);
 	return 0;
 }
 

@@ -96,6 +96,11 @@ struct fsim_page_view {
 FSIM_API int fsim_process_page(const struct fsim_process *p, const char *region,
 			       uint64_t off, struct fsim_page_view *out);
 
+/** fsim_process_page() of @n pages from page @first of the region into
+ *  @out[0..n-1]: one look-up of the region for a walk of many pages. */
+FSIM_API int fsim_process_pages(const struct fsim_process *p, const char *region,
+				uint64_t first, uint64_t n, struct fsim_page_view *out);
+
 /** Calls @fn with the name of every region of @p, in mmap() order. */
 FSIM_API void fsim_process_regions(const struct fsim_process *p,
 		void (*fn)(void *arg, const char *region), void *arg);

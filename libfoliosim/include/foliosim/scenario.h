@@ -259,6 +259,57 @@ FSIM_API void fsim_script_run(const struct fsim_script *script, size_t i,
 			      const struct fsim_run_options *opts,
 			      struct fsim_result *result);
 
+/* ------------------------------------------------------------------ */
+/* Lockstep comparison: a scenario run in several modes at once, every */
+/* user-visible value compared after every statement.                  */
+/* ------------------------------------------------------------------ */
+
+/** One value (or a range of pages with the same values) that differs
+ *  between the compared modes after a statement. */
+struct fsim_diff_value {
+	unsigned int line;		/* of the statement */
+	const char *statement;		/* the statement as text */
+	const char *group;		/* "folio", "region", "stats", "meminfo", "thp" */
+	const char *subject;		/* the folio or process; NULL if system-wide */
+	const char *region;		/* the region (group "region"), else NULL */
+	const char *key;		/* "pss_kb", "kpagecount", "nr_anon_mapped", ... */
+	unsigned int thp_order;		/* group "thp": the mTHP order */
+	bool per_page;			/* a page-level key: pages first..last */
+	uint64_t first_page, last_page;	/* of the folio, or of the region */
+	bool boolean;			/* values are 0/1 for no/yes */
+	bool order;			/* values are folio orders, -1 for none */
+	size_t nmodes;
+	const enum fsim_mode *modes;	/* as passed to fsim_script_compare() */
+	const int64_t *values;		/* per mode */
+	int reader;			/* the summary's /proc reader, or -1 */
+};
+
+/** Called for every differing value; nonzero stops the comparison. */
+typedef int (*fsim_diff_fn)(void *arg, const struct fsim_diff_value *value);
+
+/** At most this many values per mode after one statement (every page of
+ *  every region of every process counts three times): beyond it the
+ *  comparison fails with -E2BIG and a message rather than cut its answer. */
+#define FSIM_DIFF_MAX_VALUES (16u << 20)
+
+/** Runs scenario @i in the @nmodes (2..FSIM_NR_MODES) @modes in lockstep,
+ *  expectations skipped, and calls @fn for each value that differs after
+ *  a statement, consecutive pages with the same values merged into one
+ *  range.  0 when it ran to the end; 1 when the scenario does not run in
+ *  one of the modes (why: @err); -1 when a statement failed, -E2BIG,
+ *  -ENOMEM, or -EINVAL (@err says which).  No static state: threads may
+ *  compare different scripts (or the same) at once. */
+FSIM_API int fsim_script_compare(const struct fsim_script *script, size_t i,
+				 const enum fsim_mode *modes, size_t nmodes,
+				 fsim_diff_fn fn, void *arg, char *err, size_t errlen);
+/** "P R kpagecount pages 8-15", "F exclusive page 3", "stats nr_anon_mapped",
+ *  "thp order=4 nr_anon_partially_mapped": what a row is about. */
+FSIM_API void fsim_diff_value_label(const struct fsim_diff_value *value,
+				    char *buf, size_t len);
+/** A value as the scenario language writes it: "yes", "none", "12". */
+FSIM_API void fsim_diff_value_text(const struct fsim_diff_value *value, size_t mode,
+				   char *buf, size_t len);
+
 /** Runs scenario @i in both modes in lockstep (expectations skipped) and
  *  prints, after each statement, the user-visible values that differ
  *  between legacy and rfc.  0, or -1 if a statement failed. */
@@ -280,6 +331,13 @@ struct fsim_report_totals {
 	unsigned long from_base[FSIM_READERS], from_series[FSIM_READERS];
 	unsigned long from_both[FSIM_READERS];
 	unsigned long scenarios_run, scenarios_differing;
+	/* The size of the error: per reader the largest difference RFC - 6.12
+	 * of one value, in the reader's unit (kB, a count), the same relative
+	 * to 6.12's value (percent; 0 if 6.12 reads 0), and where: "FILE:LINE
+	 * (scenario NAME): LABEL 6.12-VALUE -> RFC-VALUE". */
+	int64_t worst_abs[FSIM_READERS];
+	double worst_rel[FSIM_READERS];
+	char worst_where[FSIM_READERS][256];
 };
 /** A Markdown table of the values that differ between 6.12, the base tree
  *  and the RFC after each step of scenario @i, with where each difference
