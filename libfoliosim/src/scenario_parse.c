@@ -1022,12 +1022,44 @@ int fsim_script_parse(const char *name, const char *text, size_t len,
 	return 0;
 }
 
+/* Reads all of @f into *@buf; 0 or -errno. */
+static int read_all(FILE *f, char **buf, size_t *len)
+{
+	size_t cap = 0, n;
+
+	*buf = NULL;
+	*len = 0;
+	do {
+		if (*len + 4096 > cap) {
+			char *mem = realloc(*buf, cap = cap ? 2 * cap : 8192);
+
+			if (!mem) {
+				free(*buf);
+				*buf = NULL;
+				return -ENOMEM;
+			}
+			*buf = mem;
+		}
+		n = fread(*buf + *len, 1, cap - *len, f);
+		*len += n;
+	} while (n > 0);
+	if (ferror(f)) {
+		free(*buf);
+		*buf = NULL;
+		return -EIO;
+	}
+	return 0;
+}
+
 int fsim_script_load(const char *path, struct fsim_script **out, char *err,
 		     size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
+	/* "-": standard input, named <stdin> in messages (FILE:LINE). */
+	const bool std_in = !strcmp(path, "-");
+	const char *name = std_in ? "<stdin>" : path;
+	FILE *f = std_in ? stdin : fopen(path, "rb");
+	char *buf;
+	size_t len;
 	int ret;
 
 	if (!f) {
@@ -1035,32 +1067,17 @@ int fsim_script_load(const char *path, struct fsim_script **out, char *err,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return ret;
 	}
-	do {
-		if (len + 4096 > cap) {
-			char *mem = realloc(buf, cap = cap ? 2 * cap : 8192);
-
-			if (!mem) {
-				free(buf);
-				fclose(f);
-				snprintf(err, errlen, "%s: out of memory", path);
-				return -ENOMEM;
-			}
-			buf = mem;
-		}
-		n = fread(buf + len, 1, cap - len, f);
-		len += n;
-	} while (n > 0);
-	if (ferror(f)) {
-		ret = -EIO;
-		snprintf(err, errlen, "%s: read error", path);
-		free(buf);
+	ret = read_all(f, &buf, &len);
+	if (!std_in)
 		fclose(f);
+	if (ret) {
+		snprintf(err, errlen, "%s: %s", name, ret == -EIO ? "read error"
+								  : "out of memory");
 		return ret;
 	}
-	fclose(f);
-	ret = fsim_script_parse(path, buf ? buf : "", len, out);
+	ret = fsim_script_parse(name, buf ? buf : "", len, out);
 	if (ret)
-		snprintf(err, errlen, "%s: out of memory", path);
+		snprintf(err, errlen, "%s: out of memory", name);
 	free(buf);
 	return ret;
 }

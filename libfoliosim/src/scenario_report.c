@@ -19,7 +19,6 @@ struct report {
 	unsigned int last_line;
 	size_t rows, hidden;
 	struct fsim_report_totals *totals;
-	bool counted[FSIM_READERS][2];	/* per scenario: seen lower/higher */
 };
 
 /* Where a difference between 6.12 and the RFC comes from: the base tree
@@ -47,9 +46,9 @@ static const char *attribute(int64_t legacy, int64_t base, int64_t rfc,
 }
 
 /* Keeps the largest difference of the reader, with where it shows. */
-static void note_worst(struct report *rp, const struct fsim_diff_value *v)
+static void note_worst(struct fsim_report_totals *t, const struct fsim_diff_value *v,
+		       const struct fsim_script *script, size_t i)
 {
-	struct fsim_report_totals *t = rp->totals;
 	const int64_t legacy = v->values[0], rfc = v->values[2];
 	const int64_t d = rfc - legacy, mag = d < 0 ? -d : d;
 	const int64_t worst = t->worst_abs[v->reader] < 0 ? -t->worst_abs[v->reader]
@@ -66,38 +65,58 @@ static void note_worst(struct report *rp, const struct fsim_diff_value *v)
 	fsim_diff_value_text(v, 2, b, sizeof(b));
 	/* A long file or scenario name is cut, not an error. */
 	if (snprintf(t->worst_where[v->reader], sizeof(t->worst_where[0]),
-		     "%s:%u (scenario %s): %s %s -> %s", rp->script->file, v->line,
-		     rp->script->sc[rp->index].name, label, a, b) < 0)
+		     "%s:%u (scenario %s): %s %s -> %s", fsim_script_file(script), v->line,
+		     fsim_script_name(script, i), label, a, b) < 0)
 		t->worst_where[v->reader][0] = '\0';
 }
 
-static void count(struct report *rp, const struct fsim_diff_value *v)
+void fsim_report_scenario_begin(struct fsim_report_totals *t)
 {
-	const int64_t legacy = v->values[0], rfc = v->values[2];
-	const uint64_t n = v->per_page ? v->last_page - v->first_page + 1 : 1;
-	const int dir = rfc > legacy;
+	memset(t->counted, 0, sizeof(t->counted));
+	t->values_in_scenario = 0;
+}
 
-	if (v->reader < 0 || legacy == rfc)
-		return;
-	rp->totals->changes[v->reader][dir] += n;
-	if (!rp->counted[v->reader][dir]) {
-		rp->counted[v->reader][dir] = true;
-		rp->totals->scenarios[v->reader][dir]++;
+const char *fsim_report_add(struct fsim_report_totals *t, const struct fsim_diff_value *v,
+			    const struct fsim_script *script, size_t i)
+{
+	const uint64_t n = v->per_page ? v->last_page - v->first_page + 1 : 1;
+	int64_t legacy, base, rfc;
+	int dir;
+
+	if (v->nmodes != 3)
+		return "";
+	legacy = v->values[0];
+	base = v->values[1];
+	rfc = v->values[2];
+	dir = rfc > legacy;
+	t->values_in_scenario++;
+	if (v->reader >= 0 && legacy != rfc) {
+		t->changes[v->reader][dir] += n;
+		if (!t->counted[v->reader][dir]) {
+			t->counted[v->reader][dir] = true;
+			t->scenarios[v->reader][dir]++;
+		}
+		note_worst(t, v, script, i);
 	}
-	note_worst(rp, v);
+	return attribute(legacy, base, rfc, t, v->reader, n);
+}
+
+void fsim_report_scenario_end(struct fsim_report_totals *t, int status)
+{
+	if (status != 1)
+		t->scenarios_run++;
+	if (t->values_in_scenario)
+		t->scenarios_differing++;
 }
 
 static int report_row(void *arg, const struct fsim_diff_value *v)
 {
 	struct report *rp = arg;
-	const uint64_t n = v->per_page ? v->last_page - v->first_page + 1 : 1;
 	char label[256], val[3][32], size[48];
 	const char *from;
 	size_t m;
 
-	count(rp, v);
-	from = attribute(v->values[0], v->values[1], v->values[2], rp->totals,
-			 v->reader, n);
+	from = fsim_report_add(rp->totals, v, rp->script, rp->index);
 	if (rp->rows >= REPORT_ROWS) {
 		rp->hidden++;
 		return 0;
@@ -138,8 +157,10 @@ int fsim_script_report(const struct fsim_script *script, size_t i, FILE *out,
 	fprintf(out, "### %s\n\n", script->sc[i].name);
 	fprintf(out, "| step | value | 6.12 | base | RFC | RFC - 6.12 | from |\n"
 		"|---|---|---|---|---|---|---|\n");
+	fsim_report_scenario_begin(totals);
 	status = fsim_script_compare(script, i, modes, FSIM_NR_MODES, report_row, &rp,
 				     err, sizeof(err));
+	fsim_report_scenario_end(totals, status);
 	if (status == 1)
 		fprintf(out, "| | (%s) | | | | | |\n", err);
 	else if (status)
@@ -150,10 +171,6 @@ int fsim_script_report(const struct fsim_script *script, size_t i, FILE *out,
 		fprintf(out, "| | ... and %zu more rows (`foliosim diff` shows all) | | | | | |\n",
 			rp.hidden);
 	fprintf(out, "\n");
-	if (status != 1)
-		totals->scenarios_run++;
-	if (rp.rows || rp.hidden)
-		totals->scenarios_differing++;
 	return status == 1 ? 0 : status ? -1 : 0;
 }
 

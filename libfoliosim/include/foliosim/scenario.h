@@ -24,8 +24,9 @@ extern "C" {
 
 struct fsim_script;	/* the scenarios of one file */
 
-/** Reads and parses @path.  -errno if the file cannot be read (then
- *  @err holds "PATH: strerror"); 0 otherwise, whatever the content. */
+/** Reads and parses @path ("-": standard input, named <stdin> in
+ *  messages).  -errno if the file cannot be read (then @err holds "PATH:
+ *  strerror"); 0 otherwise, whatever the content. */
 FSIM_API int fsim_script_load(const char *path, struct fsim_script **out,
 			      char *err, size_t errlen);
 /** Parses @len bytes of @text, reported as file @name. */
@@ -338,7 +339,21 @@ struct fsim_report_totals {
 	int64_t worst_abs[FSIM_READERS];
 	double worst_rel[FSIM_READERS];
 	char worst_where[FSIM_READERS][256];
+	/* The scenario being added (fsim_report_scenario_begin()). */
+	bool counted[FSIM_READERS][2];
+	unsigned long values_in_scenario;
 };
+/** The totals' side of a report, for programs that print their own (the
+ *  CLI's JSON): begin a scenario, add each differing value of a legacy,
+ *  base, rfc comparison (fsim_script_compare()), end it with the compare
+ *  status.  fsim_report_add() returns where the difference comes from:
+ *  "base tree", "series", "both", "base only" (6.12 = RFC) or "". */
+FSIM_API void fsim_report_scenario_begin(struct fsim_report_totals *totals);
+FSIM_API const char *fsim_report_add(struct fsim_report_totals *totals,
+				     const struct fsim_diff_value *value,
+				     const struct fsim_script *script, size_t i);
+FSIM_API void fsim_report_scenario_end(struct fsim_report_totals *totals, int status);
+
 /** A Markdown table of the values that differ between 6.12, the base tree
  *  and the RFC after each step of scenario @i, with where each difference
  *  comes from (base tree, series, both); adds to @totals. */
