@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: MIT
 /* foliosim report: Markdown (docs/what-changes.md) or JSON. */
+#define _POSIX_C_SOURCE 200809L	/* open_memstream() */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "foliosim/process.h"
 #include "cli.h"
 #include "diff_json.h"
 #include "json.h"
@@ -77,13 +79,56 @@ static void print_origin(const struct fsim_report_totals *t)
 	printf("\n");
 }
 
+/* The section what-changes.md leads with: per tool, how wrong it reads. */
+static void print_consumers(const struct fsim_report_totals *t)
+{
+	size_t c;
+
+	printf("## What each tool reads after the series\n\n");
+	printf("For each real reader of /proc, its figure computed in the model with the "
+	       "tool's own formula (docs/consumers.md cites the source), over every "
+	       "scenario below: the largest error after the series against 6.12 "
+	       "(RFC - 6.12), the largest relative error, and when it happens.\n\n");
+	printf("| tool | figure | largest error | largest relative error | when | shown by |\n"
+	       "|---|---|---|---|---|---|\n");
+	for (c = 0; c < fsim_consumer_count() && c < (size_t)FSIM_MAX_CONSUMERS; c++) {
+		const struct fsim_consumer *k = fsim_consumer_at(c);
+		const struct fsim_consumer_error *e = &t->consumers[c];
+
+		printf("| %s | %s | ", k->tool, k->figure);
+		if (!e->abs) {
+			printf("none | none | never differs from 6.12 in these scenarios | |\n");
+			continue;
+		}
+		printf("%+lld %s (%lld -> %lld) | ", (long long)e->abs, k->unit,
+		       (long long)e->abs_legacy, (long long)e->abs_rfc);
+		if (e->rel)
+			printf("%+.0f%% (%lld -> %lld) | ", e->rel, (long long)e->rel_legacy,
+			       (long long)e->rel_rfc);
+		else
+			printf("(6.12 reads 0) | ");
+		printf("%s | %s |\n", k->trigger ? k->trigger : "", e->abs_where);
+	}
+	printf("\n");
+}
+
 static int report_markdown(struct options *o)
 {
 	struct fsim_report_totals t;
 	int i, r, status = 0;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *body;
 
 	memset(&t, 0, sizeof(t));
-	printf("## Scenarios\n\n");
+	/* The scenarios go to memory first: the consumer section, which sums
+	 * them up, comes before them. */
+	body = open_memstream(&text, &len);
+	if (!body) {
+		fprintf(stderr, "foliosim report: out of memory\n");
+		return 2;
+	}
+	fprintf(body, "## Scenarios\n\n");
 	for (i = 0; i < o->nfiles; i++) {
 		struct fsim_script *s;
 		char err[512];
@@ -91,13 +136,19 @@ static int report_markdown(struct options *o)
 
 		if (fsim_script_load(o->files[i], &s, err, sizeof(err))) {
 			fprintf(stderr, "foliosim: %s\n", err);
+			fclose(body);
+			free(text);
 			return 2;
 		}
 		for (k = 0; k < fsim_script_count(s); k++)
-			if (fsim_script_report(s, k, stdout, &t))
+			if (fsim_script_report(s, k, body, &t))
 				status = 1;
 		fsim_script_free(s);
 	}
+	fclose(body);
+	print_consumers(&t);
+	fwrite(text, 1, len, stdout);
+	free(text);
 	printf("## Summary: how far each /proc reader drifts\n\n");
 	printf("%lu scenarios ran in all modes; in %lu of them a user-visible value differs.\n\n",
 	       t.scenarios_run, t.scenarios_differing);
@@ -133,6 +184,26 @@ static void print_totals_json(const struct fsim_report_totals *t)
 		       "\"from_base_tree\":%lu,\"from_series\":%lu,\"from_both\":%lu}",
 		       t->scenarios[r][0], t->scenarios[r][1], t->changes[r][0],
 		       t->changes[r][1], t->from_base[r], t->from_series[r], t->from_both[r]);
+	}
+	printf("\n  ],\n  \"consumers\":[");
+	for (r = 0; r < (int)fsim_consumer_count() && r < FSIM_MAX_CONSUMERS; r++) {
+		const struct fsim_consumer *k = fsim_consumer_at((size_t)r);
+		const struct fsim_consumer_error *e = &t->consumers[r];
+
+		printf("%s\n    {", r ? "," : "");
+		json_kv_str(stdout, "tool", k->tool);
+		printf(",");
+		json_kv_str(stdout, "figure", k->figure);
+		printf(",");
+		json_kv_str(stdout, "unit", k->unit);
+		printf(",\"largest_error\":%" PRId64 ",\"legacy\":%" PRId64 ",\"rfc\":%" PRId64
+		       ",", e->abs, e->abs_legacy, e->abs_rfc);
+		json_kv_str(stdout, "where", e->abs ? e->abs_where : NULL);
+		printf(",\"largest_relative_percent\":%.2f,", e->rel);
+		json_kv_str(stdout, "relative_where", e->rel ? e->rel_where : NULL);
+		printf(",");
+		json_kv_str(stdout, "when", k->trigger);
+		printf("}");
 	}
 	printf("\n  ]}\n}\n");
 }

@@ -334,4 +334,33 @@ static inline uint64_t folio_total_mapped_pages(const struct fsim_folio *f)
 int hugetlb_check(const struct fsim_folio *f, const struct truth *t,
 		  struct fsim_violation *v);
 
+/* ------------------------------------------------------------------ */
+/* consumers.c: what each tool reads of one process, gathered by the   */
+/* public fsim_consumer_value() or, region by region, by the diff.     */
+/* ------------------------------------------------------------------ */
+
+struct fsim_smaps_kb;
+struct fsim_page_view;
+
+/* /proc/PID/smaps in kB per VMA, summed by the tool. */
+struct consumer_smaps_sum {
+	uint64_t rss, pss, private_clean, private_dirty;
+	uint64_t shared_clean, shared_dirty, private_hugetlb, shared_hugetlb;
+};
+
+struct consumer_inputs {
+	struct fsim_smaps raw;		/* raw smaps summed: smaps_rollup */
+	struct consumer_smaps_sum smaps;
+	uint64_t page_kb;
+	int64_t pm_rss_kb, pm_pss_kb, pm_uss_kb;	/* pagemap + kpagecount */
+	int64_t exclusive_pages;			/* pagemap bit 56 */
+};
+
+void consumer_inputs_init(struct consumer_inputs *in, const struct fsim_ctx *ctx);
+void consumer_inputs_add_raw(struct consumer_inputs *in, const struct fsim_smaps *v);
+void consumer_inputs_add_kb(struct consumer_inputs *in, const struct fsim_smaps_kb *kb);
+void consumer_inputs_add_page(struct consumer_inputs *in, const struct fsim_page_view *v);
+/* Per-process consumer @i's figure from @in. */
+int64_t consumer_compute(size_t i, const struct consumer_inputs *in);
+
 #endif /* FOLIOSIM_INTERNAL_H */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "foliosim/process.h"
 #include "internal.h"
 #include "scenario_values.h"
 
@@ -59,7 +60,9 @@ static int emit(struct lockstep *ls, const char *text, unsigned int line,
 	v.group = k->group;
 	v.subject = d->subject == UINT32_MAX ? NULL : r->syms[d->subject].name;
 	v.region = d->region_name;
-	v.key = d->key == VK_STAT ? fsim_stat_name((enum fsim_stat)d->aux) : k->name;
+	v.key = d->key == VK_STAT ? fsim_stat_name((enum fsim_stat)d->aux) :
+		d->key == VK_CONSUMER ? fsim_consumer_at(d->aux)->figure : k->name;
+	v.consumer = d->key == VK_CONSUMER ? (int)d->aux : -1;
 	v.thp_order = d->key == VK_THP_PARTIAL ? d->aux : 0;
 	v.per_page = k->per_page;
 	v.first_page = o->first;
@@ -271,7 +274,10 @@ void fsim_diff_value_label(const struct fsim_diff_value *v, char *buf, size_t le
 
 	if (!len)
 		return;
-	if (!strcmp(v->group, "region"))
+	if (!strcmp(v->group, "consumer"))
+		n = snprintf(buf, len, "%s %s %s", v->subject ? v->subject : "system",
+			     fsim_consumer_at((size_t)v->consumer)->tool, v->key);
+	else if (!strcmp(v->group, "region"))
 		n = snprintf(buf, len, "%s %s %s", v->subject, v->region, v->key);
 	else if (!strcmp(v->group, "folio"))
 		n = snprintf(buf, len, "%s %s", v->subject, v->key);

@@ -70,6 +70,47 @@ static void note_worst(struct fsim_report_totals *t, const struct fsim_diff_valu
 		t->worst_where[v->reader][0] = '\0';
 }
 
+/* "FILE:LINE (scenario NAME): LABEL" */
+static void where_text(char *buf, size_t len, const struct fsim_diff_value *v,
+		       const struct fsim_script *script, size_t i)
+{
+	char label[256];
+
+	fsim_diff_value_label(v, label, sizeof(label));
+	if (snprintf(buf, len, "%s:%u (scenario %s): %s", fsim_script_file(script),
+		     v->line, fsim_script_name(script, i), label) < 0)
+		buf[0] = '\0';
+}
+
+/* Keeps the consumer's largest absolute and relative errors. */
+static void note_consumer(struct fsim_report_totals *t, const struct fsim_diff_value *v,
+			  const struct fsim_script *script, size_t i)
+{
+	struct fsim_consumer_error *e;
+	const int64_t legacy = v->values[0], rfc = v->values[2], d = rfc - legacy;
+	const int64_t mag = d < 0 ? -d : d;
+
+	if (v->consumer < 0 || v->consumer >= FSIM_MAX_CONSUMERS || legacy == rfc)
+		return;
+	e = &t->consumers[v->consumer];
+	if (mag > (e->abs < 0 ? -e->abs : e->abs)) {
+		e->abs = d;
+		e->abs_legacy = legacy;
+		e->abs_rfc = rfc;
+		where_text(e->abs_where, sizeof(e->abs_where), v, script, i);
+	}
+	if (legacy > 0) {
+		const double rel = 100.0 * (double)d / (double)legacy;
+
+		if ((rel < 0 ? -rel : rel) > (e->rel < 0 ? -e->rel : e->rel)) {
+			e->rel = rel;
+			e->rel_legacy = legacy;
+			e->rel_rfc = rfc;
+			where_text(e->rel_where, sizeof(e->rel_where), v, script, i);
+		}
+	}
+}
+
 void fsim_report_scenario_begin(struct fsim_report_totals *t)
 {
 	memset(t->counted, 0, sizeof(t->counted));
@@ -90,6 +131,7 @@ const char *fsim_report_add(struct fsim_report_totals *t, const struct fsim_diff
 	rfc = v->values[2];
 	dir = rfc > legacy;
 	t->values_in_scenario++;
+	note_consumer(t, v, script, i);
 	if (v->reader >= 0 && legacy != rfc) {
 		t->changes[v->reader][dir] += n;
 		if (!t->counted[v->reader][dir]) {

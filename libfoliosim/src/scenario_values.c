@@ -37,6 +37,7 @@ const struct vkey_def vkey_defs[VK_NR] = {
 	[VK_ANON_PAGES_KB] = { "anon_pages_kb", "meminfo", false, false, false, R_ANON },
 	[VK_THP_PARTIAL] = { "nr_anon_partially_mapped", "thp", false, false, false,
 			     R_PARTIAL },
+	[VK_CONSUMER] = { "consumer", "consumer", false, false, false, -1 },
 };
 
 bool dval_same_key(const struct dval *a, const struct dval *b)
@@ -129,6 +130,7 @@ static int64_t page_value(enum vkey key, const struct fsim_page_view *pv)
 
 struct region_walk {
 	struct fsim_page_view views[PAGE_BATCH];
+	struct consumer_inputs in;	/* what the tools read of the process */
 	struct values *v;
 	const struct fsim_process *p;
 	unsigned int page_shift;
@@ -166,14 +168,18 @@ static void collect_region(void *arg, const char *name)
 	struct dval *runs[3] = { NULL, NULL, NULL };
 	size_t nruns[3] = { 0, 0, 0 }, cap[3] = { 0, 0, 0 };
 	struct fsim_smaps_kb kb;
+	struct fsim_smaps raw;
 	uint64_t bytes, pages, i;
 	int k;
 
 	if (w->err || fsim_process_smaps_kb(w->p, name, &kb) ||
+	    fsim_process_smaps(w->p, name, &raw) ||
 	    fsim_process_region_size(w->p, name, &bytes)) {
 		w->region++;
 		return;
 	}
+	consumer_inputs_add_raw(&w->in, &raw);
+	consumer_inputs_add_kb(&w->in, &kb);
 	{
 		const uint64_t smaps[] = { kb.rss, kb.pss, kb.private_total, kb.shared_total,
 					   kb.anon_huge, kb.mapmax, kb.shared_hugetlb,
@@ -194,6 +200,7 @@ static void collect_region(void *arg, const char *name)
 			w->err = -EINVAL;	/* the region changed under the walk: a bug */
 			break;
 		}
+		consumer_inputs_add_page(&w->in, pv);
 		for (k = 0; k < 3 && !w->err; k++) {
 			const int64_t val = page_value((enum vkey)(VK_R_KPAGECOUNT + k), pv);
 
@@ -242,10 +249,25 @@ static int save_run(struct dval **runs, size_t *n, size_t *cap,
 	return 0;
 }
 
+/* The figures of the per-process consumers, from what the walk gathered. */
+static int put_consumers(struct values *v, uint32_t subject,
+			 const struct consumer_inputs *in)
+{
+	size_t c;
+	int err = 0;
+
+	for (c = 0; !err && c < fsim_consumer_count(); c++)
+		if (fsim_consumer_at(c)->per_process)
+			err = put_value(v, subject, UINT32_MAX, NULL, VK_CONSUMER,
+					(uint32_t)c, 0, consumer_compute(c, in));
+	return err;
+}
+
 static int collect_system(struct run *r, struct values *v)
 {
 	const unsigned int pmd_order = fsim_ctx_arch(r->ctx)->pmd_order;
 	unsigned int o;
+	size_t c;
 	int st, err = 0;
 
 	for (st = 0; !err && st < FSIM_NR_STATS; st++)
@@ -258,6 +280,15 @@ static int collect_system(struct run *r, struct values *v)
 		err = put_value(v, UINT32_MAX, 0, NULL, VK_THP_PARTIAL, o, 0,
 				fsim_ctx_thp_counter(r->ctx, o,
 						     FSIM_THP_NR_ANON_PARTIALLY_MAPPED));
+	for (c = 0; !err && c < fsim_consumer_count(); c++) {
+		int64_t val;
+
+		if (fsim_consumer_at(c)->per_process ||
+		    fsim_consumer_system_value(c, r->ctx, &val))
+			continue;
+		err = put_value(v, UINT32_MAX, UINT32_MAX, NULL, VK_CONSUMER, (uint32_t)c,
+				0, val);
+	}
 	return err;
 }
 
@@ -283,8 +314,11 @@ int collect_values(struct run *r, struct values *v)
 			w->p = s->obj;
 			w->page_shift = fsim_ctx_arch(r->ctx)->page_shift;
 			w->subject = (uint32_t)k;
+			consumer_inputs_init(&w->in, r->ctx);
 			fsim_process_regions(s->obj, collect_region, w);
 			err = w->err;
+			if (!err)
+				err = put_consumers(v, (uint32_t)k, &w->in);
 			free(w);
 		}
 	}

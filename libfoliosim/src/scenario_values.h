@@ -24,6 +24,8 @@ enum vkey {
 	VK_STAT,		/* aux: enum fsim_stat */
 	VK_ANON_PAGES_KB,	/* meminfo AnonPages */
 	VK_THP_PARTIAL,		/* aux: the order */
+	/* a real tool's figure (consumers.c): of a process, or system-wide */
+	VK_CONSUMER,		/* aux: the consumer */
 	VK_NR
 };
 

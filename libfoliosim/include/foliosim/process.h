@@ -111,6 +111,38 @@ FSIM_API int fsim_process_region_folios(const struct fsim_process *p,
 		const char *region,
 		void (*fn)(void *arg, struct fsim_folio *folio), void *arg);
 
+/* ------------------------------------------------------------------ */
+/* Consumers: the figures real tools compute from /proc, each derived in */
+/* the model from the same fields the tool reads (docs/consumers.md     */
+/* cites each tool's source).                                           */
+/* ------------------------------------------------------------------ */
+
+/** /proc/PID/smaps_rollup: the raw fields summed over every VMA of @p,
+ *  then converted to kB once, as show_smaps_rollup() does. */
+FSIM_API int fsim_process_smaps_rollup(const struct fsim_process *p,
+				       struct fsim_smaps_kb *out);
+
+struct fsim_consumer {
+	const char *tool;	/* "psutil", "procrank (libmeminfo)", ... */
+	const char *figure;	/* "memory_full_info().uss", "USS", ... */
+	const char *formula;	/* what it computes, from which /proc fields */
+	const char *source;	/* where that formula is in the tool's source */
+	const char *trigger;	/* when the series makes it read wrong, in plain words */
+	bool per_process;	/* a figure of one process; else system-wide */
+	const char *unit;	/* "kB" or "pages" */
+};
+
+/** Number of consumers, and consumer @i (NULL past the last). */
+FSIM_API size_t fsim_consumer_count(void);
+FSIM_API const struct fsim_consumer *fsim_consumer_at(size_t i);
+/** Per-process consumer @i's figure for process @p, in its unit.  0, or
+ *  -EINVAL (no such consumer, or a system-wide one), -ENOMEM. */
+FSIM_API int fsim_consumer_value(size_t i, const struct fsim_process *p, int64_t *out);
+/** System-wide consumer @i's figure for the context (one cgroup, one
+ *  node: the model has no others).  0 or -EINVAL. */
+FSIM_API int fsim_consumer_system_value(size_t i, const struct fsim_ctx *ctx,
+					int64_t *out);
+
 #ifdef __cplusplus
 }
 #endif

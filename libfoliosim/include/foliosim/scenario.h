@@ -283,6 +283,8 @@ struct fsim_diff_value {
 	const enum fsim_mode *modes;	/* as passed to fsim_script_compare() */
 	const int64_t *values;		/* per mode */
 	int reader;			/* the summary's /proc reader, or -1 */
+	int consumer;			/* group "consumer": fsim_consumer_at()'s
+					 * index (subject NULL: system-wide) */
 };
 
 /** Called for every differing value; nonzero stops the comparison. */
@@ -324,6 +326,7 @@ FSIM_API int fsim_script_diff_modes(const struct fsim_script *script, size_t i,
 /** The /proc readers the report sums up, and how often the RFC shows a
  *  lower [0] or higher [1] value than 6.12. */
 #define FSIM_READERS 9
+#define FSIM_MAX_CONSUMERS 32	/* >= fsim_consumer_count() */
 struct fsim_report_totals {
 	unsigned long changes[FSIM_READERS][2];		/* differing values */
 	unsigned long scenarios[FSIM_READERS][2];	/* scenarios with one */
@@ -339,6 +342,16 @@ struct fsim_report_totals {
 	int64_t worst_abs[FSIM_READERS];
 	double worst_rel[FSIM_READERS];
 	char worst_where[FSIM_READERS][256];
+	/* Per consumer (fsim_consumer_at()): the largest absolute error of
+	 * its figure, RFC - 6.12, and the largest relative one (of values
+	 * where 6.12 reads more than 0), each with where it shows. */
+	struct fsim_consumer_error {
+		int64_t abs;
+		int64_t abs_legacy, abs_rfc;	/* the two readings */
+		double rel;			/* percent */
+		int64_t rel_legacy, rel_rfc;
+		char abs_where[256], rel_where[256];
+	} consumers[FSIM_MAX_CONSUMERS];
 	/* The scenario being added (fsim_report_scenario_begin()). */
 	bool counted[FSIM_READERS][2];
 	unsigned long values_in_scenario;
