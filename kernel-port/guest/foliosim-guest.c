@@ -372,6 +372,7 @@ struct scenario_run {
 	int nprocs;
 	struct fsim_ctx *model;
 	long long anon0, split0, thp0[MACHINE_PMD_ORDER + 1][3];
+	long long stat0[5];	/* node statistics at the start (stat_vmstat[]) */
 	long long hugetlb_prev;	/* vm.nr_hugepages to restore, or -1 */
 	char message[512];
 	int outcome;		/* FSIM_PASS/FAIL/SKIP */
@@ -475,6 +476,34 @@ static long long vmstat(const char *key)
 	if (f)
 		fclose(f);
 	return found;
+}
+
+/* The node statistics of `expect stats` (the model's enum fsim_stat, by
+ * key name) and the /proc/vmstat counter of each; anon_mapped is read as
+ * the scenario's own AnonPages instead (region_anon_kb()). */
+static const struct { const char *key, *vmstat; } stat_vmstat[5] = {
+	{ "anon_mapped", "nr_anon_pages" },
+	{ "file_mapped", "nr_mapped" },
+	{ "anon_thps", "nr_anon_transparent_hugepages" },
+	{ "file_pmdmapped", "nr_file_pmdmapped" },
+	{ "shmem_pmdmapped", "nr_shmem_pmdmapped" },
+};
+
+/* A counter since the scenario started, read until two readings 20 ms
+ * apart agree (a worker's exit may still be unmapping). */
+static long long stat_delta(int k, long long base)
+{
+	long long prev = vmstat(stat_vmstat[k].vmstat), cur = prev;
+	int i;
+
+	for (i = 0; i < 50; i++) {
+		usleep(20000);
+		cur = vmstat(stat_vmstat[k].vmstat);
+		if (cur == prev)
+			break;
+		prev = cur;
+	}
+	return cur - base;
 }
 
 static const char *const thp_stat_names[3] = { "nr_anon", "nr_anon_partially_mapped",
@@ -970,10 +999,18 @@ static const struct smaps_field *smaps_field(const char *key)
 	return NULL;
 }
 
-/* False (with a message) if a smaps field names no region key. */
+/* False (with a message) if a smaps field names no region key, or a
+ * vmstat counter no stats key, of libfoliosim's key table. */
 static bool check_smaps_fields(void)
 {
 	size_t i;
+
+	for (i = 0; i < sizeof(stat_vmstat) / sizeof(stat_vmstat[0]); i++)
+		if (!fsim_expect_key_find(FSIM_EXPECT_STATS, stat_vmstat[i].key)) {
+			fprintf(stderr, "foliosim-guest: '%s' is not a stats key of "
+				"libfoliosim's key table\n", stat_vmstat[i].key);
+			return false;
+		}
 
 	for (i = 0; i < sizeof(smaps_fields) / sizeof(smaps_fields[0]); i++)
 		if (!fsim_expect_key_find(FSIM_EXPECT_REGION, smaps_fields[i].key)) {
@@ -1055,6 +1092,22 @@ static bool do_expect(struct scenario_run *s, const struct fsim_stmt_op *op,
 		snprintf(got, sizeof(got), "%lld",
 			 vmstat("thp_deferred_split_page") - s->split0);
 		return compare(s, v->args[0].key, v->args[0].value, got);
+	case FSIM_EXPECT_STATS:
+		for (i = 0; i < v->nargs; i++) {
+			int k;
+
+			for (k = 0; k < 5 && strcmp(v->args[i].key, stat_vmstat[k].key); k++)
+				;
+			if (k == 5)
+				return fail(s, FSIM_FAIL, "stats key %s: the guest cannot "
+					    "read it", v->args[i].key);
+			snprintf(got, sizeof(got), "%lld", k == 0 ?
+				 region_anon_kb(s) / (long long)(PAGE >> 10) :
+				 stat_delta(k, s->stat0[k]));
+			if (!compare(s, v->args[i].key, v->args[i].value, got))
+				return false;
+		}
+		return true;
 	case FSIM_EXPECT_THP:
 		if (op->order < 2 || op->order > MACHINE_PMD_ORDER)
 			return fail(s, FSIM_FAIL, "thp order=%llu: no such THP size here",
@@ -1161,6 +1214,8 @@ static int run_scenario(struct scenario_run *s)
 	s->anon0 = 0;
 	s->anon0 = region_anon_kb(s);
 	s->split0 = vmstat("thp_deferred_split_page");
+	for (w = 0; w < 5; w++)
+		s->stat0[w] = vmstat(stat_vmstat[w].vmstat);
 	for (o = 2; o <= MACHINE_PMD_ORDER; o++)
 		for (w = 0; w < 3; w++)
 			s->thp0[o][w] = thp_stat(o, w);
