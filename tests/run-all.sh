@@ -24,7 +24,7 @@ for arg in "$@"; do
 done
 
 # ---- 1. dependencies -------------------------------------------------
-packages=(cmake make gcc clang pkg-config libcmocka-dev liburcu-dev python3)
+packages=(cmake make gcc clang pkg-config libcmocka-dev liburcu-dev python3 gnuplot-nox)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
