@@ -987,6 +987,9 @@ static const struct smaps_field {
 	{ "anon_huge_kb", offsetof(struct smaps_vma, anon_huge) },
 	{ "shared_hugetlb_kb", offsetof(struct smaps_vma, shared_hugetlb) },
 	{ "private_hugetlb_kb", offsetof(struct smaps_vma, private_hugetlb) },
+	{ "pss_dirty_kb", offsetof(struct smaps_vma, pss_dirty) },
+	{ "private_dirty_kb", offsetof(struct smaps_vma, private_dirty) },
+	{ "anonymous_kb", offsetof(struct smaps_vma, anonymous) },
 };
 
 static const struct smaps_field *smaps_field(const char *key)

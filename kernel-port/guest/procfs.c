@@ -87,8 +87,14 @@ static void smaps_field(struct smaps_vma *v, const char *key, long long kb)
 		v->rss = kb;
 	else if (!strcmp(key, "Pss"))
 		v->pss = kb;
+	else if (!strcmp(key, "Pss_Dirty"))
+		v->pss_dirty = kb;
+	else if (!strcmp(key, "Anonymous"))
+		v->anonymous = kb;
 	else if (!strcmp(key, "Private_Clean") || !strcmp(key, "Private_Dirty"))
 		v->private_kb += kb;
+	if (!strcmp(key, "Private_Dirty"))
+		v->private_dirty = kb;
 	else if (!strcmp(key, "Shared_Clean") || !strcmp(key, "Shared_Dirty"))
 		v->shared_kb += kb;
 	else if (!strcmp(key, "AnonHugePages"))
@@ -149,6 +155,9 @@ static void add_vma(void *arg, const struct smaps_vma *v)
 	s->out->anon_huge += v->anon_huge;
 	s->out->shared_hugetlb += v->shared_hugetlb;
 	s->out->private_hugetlb += v->private_hugetlb;
+	s->out->pss_dirty += v->pss_dirty;
+	s->out->private_dirty += v->private_dirty;
+	s->out->anonymous += v->anonymous;
 }
 
 void smaps_sum(pid_t pid, uintptr_t start, uintptr_t end, struct smaps_vma *out)

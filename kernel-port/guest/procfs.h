@@ -60,6 +60,7 @@ struct smaps_vma {
 	uintptr_t start, end;
 	long long rss, pss, private_kb, shared_kb, anon_huge;
 	long long shared_hugetlb, private_hugetlb;
+	long long pss_dirty, private_dirty, anonymous;
 };
 
 /* Reads the whole file at @path into *@buf (grown as needed, NUL ended);

@@ -279,6 +279,15 @@ bool region_value(struct run *r, struct fsim_process *p, const char *region,
 	case K_REGION_PRIVATE_HUGETLB_KB:
 		snprintf(buf, len, "%llu", (unsigned long long)kb.private_hugetlb);
 		break;
+	case K_REGION_PSS_DIRTY_KB:
+		snprintf(buf, len, "%llu", (unsigned long long)kb.pss_dirty);
+		break;
+	case K_REGION_PRIVATE_DIRTY_KB:
+		snprintf(buf, len, "%llu", (unsigned long long)kb.private_dirty);
+		break;
+	case K_REGION_ANONYMOUS_KB:
+		snprintf(buf, len, "%llu", (unsigned long long)kb.anonymous);
+		break;
 	case K_REGION_MAPMAX:
 		fsim_process_mapmax(p, region, &mapmax);
 		snprintf(buf, len, "%lu", mapmax);
