@@ -49,6 +49,21 @@ assert k and k[0]["legacy"] == 1 and k[0]["rfc"] == 2 and k[0]["pages"] == [8, 1
 assert k[0]["difference"] == 1 and k[0]["relative"] == 1.0, k
 assert d["scenarios"][0]["status"] == "complete"'
 
+# 1030 forks, then a child unmaps half of the mTHP: the answer is complete
+# (the earlier diff stopped at 8192 values and said nothing differs).
+{
+	printf 'scenario forks\nprocess P\nP mmap A size=64K order=4\nP touch A\n'
+	i=1
+	while [ $i -le 1030 ]; do echo "P fork C$i"; i=$((i + 1)); done
+	echo "C1 munmap A off=32K len=32K"
+} > "$work/forks.scn"
+"$foliosim" diff --format json "$work/forks.scn" | json '
+st = [x for x in d["scenarios"][0]["steps"] if x["line"] == 1035]
+keys = set(v["key"] for v in st[0]["values"]) if st else set()
+assert "P A kpagecount pages 8-15" in keys and "C1030 A kpagecount pages 8-15" in keys, sorted(keys)[:5]
+v = [x for x in st[0]["values"] if x["key"] == "P A kpagecount pages 8-15"][0]
+assert v["legacy"] == 1030 and v["rfc"] == 1031, v'
+
 # Valid JSON whatever the input: quotes, backslashes, control bytes and
 # non-UTF-8 bytes in a message (an unknown statement quotes them).
 printf 'scenario bad\nmm M\n"\\\001\377 x\n' > "$work/bad.scn"
