@@ -5,6 +5,7 @@
 #   cli-formats.sh FOLIOSIM SCENARIO-DIR
 set -eu
 foliosim=$1 dir=$2
+command -v python3 > /dev/null || { echo "SKIP: python3 (which parses the JSON) is not installed"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 fail() { echo "cli-formats: $*" >&2; exit 1; }
