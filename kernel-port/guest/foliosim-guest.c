@@ -479,14 +479,25 @@ static long long vmstat(const char *key)
 }
 
 /* The node statistics of `expect stats` (the model's enum fsim_stat, by
- * key name) and the /proc/vmstat counter of each; anon_mapped is read as
- * the scenario's own AnonPages instead (region_anon_kb()). */
-static const struct { const char *key, *vmstat; } stat_vmstat[5] = {
-	{ "anon_mapped", "nr_anon_pages" },
-	{ "file_mapped", "nr_mapped" },
-	{ "anon_thps", "nr_anon_transparent_hugepages" },
-	{ "file_pmdmapped", "nr_file_pmdmapped" },
-	{ "shmem_pmdmapped", "nr_shmem_pmdmapped" },
+ * key name, in pages) and the /proc/vmstat counter of each; anon_mapped is
+ * read as the scenario's own AnonPages instead (region_anon_kb()).  vmstat
+ * prints the THP counters in PMD-sized THPs (vmstat_item_print_in_thp()). */
+static const struct {
+	const char *key, *vmstat;
+	bool in_thps;
+} stat_vmstat[5] = {
+	{ "anon_mapped", "nr_anon_pages", false },
+	{ "file_mapped", "nr_mapped", false },
+	{ "anon_thps", "nr_anon_transparent_hugepages", true },
+	{ "file_pmdmapped", "nr_file_pmdmapped", true },
+	{ "shmem_pmdmapped", "nr_shmem_pmdmapped", true },
+};
+
+/* The meminfo keys by the same index: each line of /proc/meminfo is the
+ * vmstat counter above in kB (meminfo_proc_show()). */
+static const char *const meminfo_stat[5] = {
+	"anon_pages_kb", "mapped_kb", "anon_huge_pages_kb", "file_pmd_mapped_kb",
+	"shmem_pmd_mapped_kb",
 };
 
 /* A counter since the scenario started, read until two readings 20 ms
@@ -503,7 +514,7 @@ static long long stat_delta(int k, long long base)
 			break;
 		prev = cur;
 	}
-	return cur - base;
+	return (cur - base) * (stat_vmstat[k].in_thps ? 1LL << MACHINE_PMD_ORDER : 1);
 }
 
 static const char *const thp_stat_names[3] = { "nr_anon", "nr_anon_partially_mapped",
@@ -1008,6 +1019,12 @@ static bool check_smaps_fields(void)
 {
 	size_t i;
 
+	for (i = 0; i < sizeof(meminfo_stat) / sizeof(meminfo_stat[0]); i++)
+		if (!fsim_expect_key_find(FSIM_EXPECT_MEMINFO, meminfo_stat[i])) {
+			fprintf(stderr, "foliosim-guest: '%s' is not a meminfo key of "
+				"libfoliosim's key table\n", meminfo_stat[i]);
+			return false;
+		}
 	for (i = 0; i < sizeof(stat_vmstat) / sizeof(stat_vmstat[0]); i++)
 		if (!fsim_expect_key_find(FSIM_EXPECT_STATS, stat_vmstat[i].key)) {
 			fprintf(stderr, "foliosim-guest: '%s' is not a stats key of "
@@ -1089,8 +1106,22 @@ static bool do_expect(struct scenario_run *s, const struct fsim_stmt_op *op,
 		return true;
 	switch (op->target) {
 	case FSIM_EXPECT_MEMINFO:
-		snprintf(got, sizeof(got), "%lld", region_anon_kb(s));
-		return compare(s, "anon_pages_kb", v->args[0].value, got);
+		for (i = 0; i < v->nargs; i++) {
+			int k;
+
+			for (k = 0; k < 5 && strcmp(v->args[i].key, meminfo_stat[k]); k++)
+				;
+			if (k == 5)
+				return fail(s, FSIM_FAIL, "meminfo key %s: the guest cannot "
+					    "read it", v->args[i].key);
+			/* AnonPages: the scenario's own; the others: the
+			 * vmstat counter behind the meminfo line, in kB */
+			snprintf(got, sizeof(got), "%lld", k == 0 ? region_anon_kb(s) :
+				 stat_delta(k, s->stat0[k]) * (long long)(PAGE >> 10));
+			if (!compare(s, v->args[i].key, v->args[i].value, got))
+				return false;
+		}
+		return true;
 	case FSIM_EXPECT_VMSTAT:
 		snprintf(got, sizeof(got), "%lld",
 			 vmstat("thp_deferred_split_page") - s->split0);

@@ -207,6 +207,17 @@ static bool counter_value(struct run *r, const struct key_def *d, unsigned int o
 	case K_MEMINFO_ANON_PAGES_KB:
 		*out = anon_pages_kb(r);
 		return true;
+	case K_MEMINFO_MAPPED_KB:
+	case K_MEMINFO_ANON_HUGE_PAGES_KB:
+	case K_MEMINFO_SHMEM_PMD_MAPPED_KB:
+	case K_MEMINFO_FILE_PMD_MAPPED_KB:
+		/* /proc/meminfo: the node statistic in pages, shown in kB */
+		*out = fsim_ctx_stat(r->ctx, d->id == K_MEMINFO_MAPPED_KB ? FSIM_NR_FILE_MAPPED :
+				     d->id == K_MEMINFO_ANON_HUGE_PAGES_KB ? FSIM_NR_ANON_THPS :
+				     d->id == K_MEMINFO_SHMEM_PMD_MAPPED_KB ?
+				     FSIM_NR_SHMEM_PMDMAPPED : FSIM_NR_FILE_PMDMAPPED) <<
+		       (fsim_ctx_arch(r->ctx)->page_shift - 10);
+		return true;
 	default:
 		return false;
 	}

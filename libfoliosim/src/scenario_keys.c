@@ -48,6 +48,10 @@ static const struct key_def key_defs[] = {
 
 	ROW(K_VMSTAT_DEFERRED_SPLIT_PAGE, "thp_deferred_split_page", VMSTAT, SINT, 0, "vmstat thp_deferred_split_page since the start"),
 	ROW(K_MEMINFO_ANON_PAGES_KB, "anon_pages_kb", MEMINFO, SINT, 0, "AnonPages of /proc/meminfo since the start (kB)"),
+	ROW(K_MEMINFO_MAPPED_KB, "mapped_kb", MEMINFO, SINT, 0, "Mapped (NR_FILE_MAPPED) since the start (kB)"),
+	ROW(K_MEMINFO_ANON_HUGE_PAGES_KB, "anon_huge_pages_kb", MEMINFO, SINT, 0, "AnonHugePages (NR_ANON_THPS) since the start (kB)"),
+	ROW(K_MEMINFO_SHMEM_PMD_MAPPED_KB, "shmem_pmd_mapped_kb", MEMINFO, SINT, 0, "ShmemPmdMapped since the start (kB)"),
+	ROW(K_MEMINFO_FILE_PMD_MAPPED_KB, "file_pmd_mapped_kb", MEMINFO, SINT, 0, "FilePmdMapped since the start (kB)"),
 
 	ROW(K_REGION_RSS_KB, "rss_kb", REGION, UINT, 0, "smaps Rss of the region (kB)"),
 	ROW(K_REGION_PSS_KB, "pss_kb", REGION, UINT, 0, "smaps Pss (kB)"),
