@@ -89,7 +89,7 @@ if ((kernel)) && [ -x "$top/kernel-port/scripts/run-guest" ] &&
 	# One more attempt for a failed kernel test, which ctest reports: a
 	# whole-system reading (meminfo AnonPages) in the guest can still be
 	# disturbed by leftovers of the selftests; a real regression fails twice.
-	run_suite kernel default -L kernel --repeat until-pass:2
+	run_suite kernel default -L '^kernel$' --repeat until-pass:2
 fi
 
 echo
