@@ -519,15 +519,115 @@ static int anon_fault(struct fsim_process *p, struct region *r, unsigned long i,
 
 /* shmem_fault() + finish_fault()/do_set_pmd(): find or allocate the page
  * cache folio, then map the whole folio if it fits, else the page. */
+/* fault_around_bytes of mm/memory.c (64 kB by default): in pages. */
+static unsigned long fault_around_pages(const struct fsim_process *p)
+{
+	const unsigned int shift = p->ctx->arch.page_shift;
+
+	return shift < 16 ? (65536ul >> shift) : 1;
+}
+
+/* The VMA around page @i: the run of live pages [*s, *e). */
+static void vma_bounds(const struct region *r, unsigned long i, unsigned long *s,
+		       unsigned long *e)
+{
+	for (*s = i; *s > 0 && r->live[*s - 1]; (*s)--)
+		;
+	for (*e = i + 1; *e < r->npages && r->live[*e]; (*e)++)
+		;
+}
+
+/* filemap_map_folio_range(): the none PTEs of [a, b) that map pages of
+ * folio @f (page cache index j -> folio page shm->fpage[j]), batch by
+ * batch (set_pte_range() -> folio_add_file_rmap_ptes()). */
+static int map_folio_ptes(struct fsim_process *p, struct region *r, struct fsim_folio *f,
+			  unsigned long a, unsigned long b)
+{
+	unsigned long j = a, k;
+	int err = 0;
+
+	while (!err && j < b) {
+		if (r->shm->folio[j] != f || r->e[j].folio || r->e[j].zero) {
+			j++;
+			continue;
+		}
+		for (k = j; k < b && r->shm->folio[k] == f && !r->e[k].folio &&
+			    !r->e[k].zero; k++)
+			;
+		err = fsim_folio_add_file_rmap(f, p->mm, FSIM_LEVEL_PTE, r->shm->fpage[j],
+					       k - j);
+		if (!err)
+			set_entries(r, j, k - j, f, r->shm->fpage[j], FSIM_LEVEL_PTE, true,
+				    false);
+		j = k;
+	}
+	return err;
+}
+
+/*
+ * do_fault_around() -> filemap_map_pages() of a read fault at page @i: the
+ * fault_around_pages-aligned window around it, clamped to the VMA and to
+ * the page table, maps the page-cache pages already there (a PMD for a
+ * PMD-sized folio whose PMD range the VMA covers, filemap_map_pmd()).
+ * The fault is done when page @i got mapped; else __do_fault() allocates.
+ */
+static int fault_around(struct fsim_process *p, struct region *r, unsigned long i)
+{
+	const unsigned long nr = fault_around_pages(p), pmd = pmd_nr(p);
+	const unsigned long base = i - i % pmd, pte_off = i - base;
+	unsigned long s, e, from, to, j;
+	struct fsim_folio *f;
+	int err = 0;
+
+	if (nr <= 1)
+		return 0;	/* should_fault_around() */
+	vma_bounds(r, i, &s, &e);
+	from = pte_off - pte_off % nr;
+	if (pte_off - from > i - s)
+		from = pte_off - (i - s);
+	to = from + nr;
+	if (to > pmd)
+		to = pmd;
+	if (to > pte_off + (e - i))
+		to = pte_off + (e - i);
+	from += base;
+	to += base;
+	f = r->shm->folio[from];
+	if (f && fsim_folio_order(f) == p->ctx->arch.pmd_order && pmd_none(r, base) &&
+	    s <= base && base + pmd <= e && r->shm->fpage[base] == 0 &&
+	    range_none(r, base, pmd)) {
+		err = fsim_folio_add_file_rmap(f, p->mm, FSIM_LEVEL_PMD, 0, pmd);
+		if (!err)
+			set_entries(r, base, pmd, f, 0, FSIM_LEVEL_PMD, true, false);
+		return err;
+	}
+	for (j = from; !err && j < to; j++) {
+		f = r->shm->folio[j];
+		if (!f)
+			continue;
+		err = map_folio_ptes(p, r, f, j, to);
+		while (j + 1 < to && r->shm->folio[j + 1] == f)
+			j++;
+	}
+	return err;
+}
+
 static int shmem_fault(struct fsim_process *p, struct region *r, unsigned long i,
 		       bool write)
 {
 	struct shm_object *shm = r->shm;
 	const unsigned long n = 1ul << r->order, a = i - i % n;
-	struct fsim_folio *f = shm->folio[i];
+	struct fsim_folio *f;
 	unsigned long fpage, start, k, nr;
 	int err;
 
+	/* do_read_fault(): fault-around first (do_shared_fault() has none) */
+	if (!write) {
+		err = fault_around(p, r, i);
+		if (err || r->e[i].folio)
+			return err;
+	}
+	f = shm->folio[i];
 	if (!f) {
 		unsigned int order = r->order;
 		unsigned long base = a;
