@@ -500,16 +500,25 @@ static const char *const meminfo_stat[5] = {
 	"shmem_pmd_mapped_kb",
 };
 
+/* /proc/vmstat sums per-CPU counters only past a threshold or once a
+ * second (vmstat_update()): a change of 4 pages may not show yet.  Writing
+ * vm.stat_refresh folds every CPU's delta in (refresh_vm_stats()). */
+static long long vmstat_now(const char *key)
+{
+	write_str("/proc/sys/vm/stat_refresh", "1");
+	return vmstat(key);
+}
+
 /* A counter since the scenario started, read until two readings 20 ms
  * apart agree (a worker's exit may still be unmapping). */
 static long long stat_delta(int k, long long base)
 {
-	long long prev = vmstat(stat_vmstat[k].vmstat), cur = prev;
+	long long prev = vmstat_now(stat_vmstat[k].vmstat), cur = prev;
 	int i;
 
 	for (i = 0; i < 50; i++) {
 		usleep(20000);
-		cur = vmstat(stat_vmstat[k].vmstat);
+		cur = vmstat_now(stat_vmstat[k].vmstat);
 		if (cur == prev)
 			break;
 		prev = cur;
@@ -1249,7 +1258,7 @@ static int run_scenario(struct scenario_run *s)
 	s->anon0 = region_anon_kb(s);
 	s->split0 = vmstat("thp_deferred_split_page");
 	for (w = 0; w < 5; w++)
-		s->stat0[w] = vmstat(stat_vmstat[w].vmstat);
+		s->stat0[w] = vmstat_now(stat_vmstat[w].vmstat);
 	for (o = 2; o <= MACHINE_PMD_ORDER; o++)
 		for (w = 0; w < 3; w++)
 			s->thp0[o][w] = thp_stat(o, w);
