@@ -76,22 +76,7 @@ void consumer_inputs_add_page(struct consumer_inputs *in, const struct fsim_page
 static void rollup_kb(const struct fsim_smaps *raw, struct fsim_smaps_kb *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->rss = raw->resident >> 10;
-	out->pss = raw->pss >> (FSIM_PSS_SHIFT + 10);
-	out->pss_anon = raw->pss_anon >> (FSIM_PSS_SHIFT + 10);
-	out->pss_shmem = raw->pss_shmem >> (FSIM_PSS_SHIFT + 10);
-	out->pss_dirty = raw->pss_dirty >> (FSIM_PSS_SHIFT + 10);
-	out->private_clean = raw->private_clean >> 10;
-	out->private_dirty = raw->private_dirty >> 10;
-	out->shared_clean = raw->shared_clean >> 10;
-	out->shared_dirty = raw->shared_dirty >> 10;
-	out->private_total = out->private_clean + out->private_dirty;
-	out->shared_total = out->shared_clean + out->shared_dirty;
-	out->anonymous = raw->anonymous >> 10;
-	out->anon_huge = raw->anonymous_thp >> 10;
-	out->shmem_pmd = raw->shmem_thp >> 10;
-	out->shared_hugetlb = raw->shared_hugetlb >> 10;
-	out->private_hugetlb = raw->private_hugetlb >> 10;
+	smaps_kb_add(out, raw);
 }
 
 #define WALK_BATCH 512

@@ -356,6 +356,10 @@ struct consumer_inputs {
 	int64_t exclusive_pages;			/* pagemap bit 56 */
 };
 
+/* smaps.c: show_smap() / show_smaps_rollup() print one accumulator in kB
+ * (Pss shifted by PSS_SHIFT too); adds those figures to @out. */
+void smaps_kb_add(struct fsim_smaps_kb *out, const struct fsim_smaps *v);
+
 void consumer_inputs_init(struct consumer_inputs *in, const struct fsim_ctx *ctx);
 void consumer_inputs_add_raw(struct consumer_inputs *in, const struct fsim_smaps *v);
 void consumer_inputs_add_kb(struct consumer_inputs *in, const struct fsim_smaps_kb *kb);

@@ -3,6 +3,7 @@
  * comparison that fails the scenario at its line. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -249,6 +250,71 @@ static bool expect_counters(struct run *r, const struct stmt *st,
 	return true;
 }
 
+/* The region keys that print one field of the region's smaps in kB. */
+static const struct smaps_kb_key {
+	int id;
+	size_t offset;		/* of a uint64_t in struct fsim_smaps_kb */
+} smaps_kb_keys[] = {
+	{ K_REGION_RSS_KB, offsetof(struct fsim_smaps_kb, rss) },
+	{ K_REGION_PSS_KB, offsetof(struct fsim_smaps_kb, pss) },
+	{ K_REGION_PRIVATE_KB, offsetof(struct fsim_smaps_kb, private_total) },
+	{ K_REGION_SHARED_KB, offsetof(struct fsim_smaps_kb, shared_total) },
+	{ K_REGION_ANON_HUGE_KB, offsetof(struct fsim_smaps_kb, anon_huge) },
+	{ K_REGION_SHARED_HUGETLB_KB, offsetof(struct fsim_smaps_kb, shared_hugetlb) },
+	{ K_REGION_PRIVATE_HUGETLB_KB, offsetof(struct fsim_smaps_kb, private_hugetlb) },
+	{ K_REGION_PSS_DIRTY_KB, offsetof(struct fsim_smaps_kb, pss_dirty) },
+	{ K_REGION_PRIVATE_DIRTY_KB, offsetof(struct fsim_smaps_kb, private_dirty) },
+	{ K_REGION_ANONYMOUS_KB, offsetof(struct fsim_smaps_kb, anonymous) },
+	{ K_REGION_PSS_ANON_KB, offsetof(struct fsim_smaps_kb, pss_anon) },
+	{ K_REGION_PSS_FILE_KB, offsetof(struct fsim_smaps_kb, pss_file) },
+	{ K_REGION_PSS_SHMEM_KB, offsetof(struct fsim_smaps_kb, pss_shmem) },
+	{ K_REGION_SHMEM_PMD_KB, offsetof(struct fsim_smaps_kb, shmem_pmd) },
+	{ K_REGION_FILE_PMD_KB, offsetof(struct fsim_smaps_kb, file_pmd) },
+};
+
+/* The smaps field key @id prints, or false if it prints none. */
+static bool smaps_kb_field(int id, const struct fsim_smaps_kb *kb, uint64_t *out)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(smaps_kb_keys) / sizeof(smaps_kb_keys[0]); i++) {
+		if (smaps_kb_keys[i].id != id)
+			continue;
+		memcpy(out, (const char *)kb + smaps_kb_keys[i].offset, sizeof(*out));
+		return true;
+	}
+	return false;
+}
+
+/* A value of the page at @v (an indexed key) or of the whole region. */
+static bool region_other_value(struct run *r, const struct fsim_process *p,
+			       const char *region, const struct key_def *d,
+			       const struct fsim_page_view *v, char *buf, size_t len)
+{
+	unsigned long mapmax;
+
+	switch (d->id) {
+	case K_REGION_MAPMAX:
+		fsim_process_mapmax(p, region, &mapmax);
+		snprintf(buf, len, "%lu", mapmax);
+		return true;
+	case K_REGION_KPAGECOUNT:
+		snprintf(buf, len, "%llu", (unsigned long long)v->kpagecount);
+		return true;
+	case K_REGION_EXCLUSIVE:
+		snprintf(buf, len, "%s", yn((v->present || v->zero_page) && v->pm_exclusive));
+		return true;
+	case K_REGION_ORDER:
+		if (v->present)
+			snprintf(buf, len, "%u", fsim_folio_order(v->folio));
+		else
+			snprintf(buf, len, "none");
+		return true;
+	default:
+		return fail(r, "unknown region key '%s'", d->key.name);
+	}
+}
+
 bool region_value(struct run *r, struct fsim_process *p, const char *region,
 		  const char *key, char *buf, size_t len)
 {
@@ -257,7 +323,7 @@ bool region_value(struct run *r, struct fsim_process *p, const char *region,
 	struct fsim_page_view v;
 	const struct key_def *d;
 	unsigned long long off = 0;
-	unsigned long mapmax;
+	uint64_t field;
 	char base[64];
 
 	snprintf(base, sizeof(base), "%.*s", at ? (int)(at - key) : (int)strlen(key), key);
@@ -268,57 +334,11 @@ bool region_value(struct run *r, struct fsim_process *p, const char *region,
 		return fail(r, "unknown region '%s'", region);
 	if (at && (!scn_parse_size(at + 1, &off) || fsim_process_page(p, region, off, &v)))
 		return fail(r, "%s: offset outside the region", key);
-	switch (d->id) {
-	case K_REGION_RSS_KB:
-		snprintf(buf, len, "%llu", (unsigned long long)kb.rss);
-		break;
-	case K_REGION_PSS_KB:
-		snprintf(buf, len, "%llu", (unsigned long long)kb.pss);
-		break;
-	case K_REGION_PRIVATE_KB:
-		snprintf(buf, len, "%llu", (unsigned long long)kb.private_total);
-		break;
-	case K_REGION_SHARED_KB:
-		snprintf(buf, len, "%llu", (unsigned long long)kb.shared_total);
-		break;
-	case K_REGION_ANON_HUGE_KB:
-		snprintf(buf, len, "%llu", (unsigned long long)kb.anon_huge);
-		break;
-	case K_REGION_SHARED_HUGETLB_KB:
-		snprintf(buf, len, "%llu", (unsigned long long)kb.shared_hugetlb);
-		break;
-	case K_REGION_PRIVATE_HUGETLB_KB:
-		snprintf(buf, len, "%llu", (unsigned long long)kb.private_hugetlb);
-		break;
-	case K_REGION_PSS_DIRTY_KB:
-		snprintf(buf, len, "%llu", (unsigned long long)kb.pss_dirty);
-		break;
-	case K_REGION_PRIVATE_DIRTY_KB:
-		snprintf(buf, len, "%llu", (unsigned long long)kb.private_dirty);
-		break;
-	case K_REGION_ANONYMOUS_KB:
-		snprintf(buf, len, "%llu", (unsigned long long)kb.anonymous);
-		break;
-	case K_REGION_MAPMAX:
-		fsim_process_mapmax(p, region, &mapmax);
-		snprintf(buf, len, "%lu", mapmax);
-		break;
-	case K_REGION_KPAGECOUNT:
-		snprintf(buf, len, "%llu", (unsigned long long)v.kpagecount);
-		break;
-	case K_REGION_EXCLUSIVE:
-		snprintf(buf, len, "%s", yn((v.present || v.zero_page) && v.pm_exclusive));
-		break;
-	case K_REGION_ORDER:
-		if (v.present)
-			snprintf(buf, len, "%u", fsim_folio_order(v.folio));
-		else
-			snprintf(buf, len, "none");
-		break;
-	default:
-		return fail(r, "unknown region key '%s'", key);
+	if (smaps_kb_field(d->id, &kb, &field)) {
+		snprintf(buf, len, "%llu", (unsigned long long)field);
+		return true;
 	}
-	return true;
+	return region_other_value(r, p, region, d, &v, buf, len);
 }
 
 static bool expect_region(struct run *r, const struct stmt *st)

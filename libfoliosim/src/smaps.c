@@ -5,6 +5,7 @@
  * with CONFIG_PAGE_MAPCOUNT), or the whole entry at the folio's average
  * mapcount (06/13, like CONFIG_NO_PAGE_MAPCOUNT).
  */
+#include "foliosim/process.h"
 #include "internal.h"
 
 /* smaps_page_accumulate() */
@@ -62,4 +63,29 @@ void smaps_account_average(const struct fsim_folio *f, unsigned long nr,
 	if (mapcount >= 2)
 		pss /= mapcount;
 	smaps_page_accumulate(mss, f, size, pss, dirty, exclusive);
+}
+
+/* __show_smap(): every field of one accumulator in kB, as printed. */
+void smaps_kb_add(struct fsim_smaps_kb *out, const struct fsim_smaps *v)
+{
+	const unsigned int pss_shift = FSIM_PSS_SHIFT + 10;
+
+	out->rss += v->resident >> 10;
+	out->pss += v->pss >> pss_shift;
+	out->pss_anon += v->pss_anon >> pss_shift;
+	out->pss_file += v->pss_file >> pss_shift;
+	out->pss_shmem += v->pss_shmem >> pss_shift;
+	out->pss_dirty += v->pss_dirty >> pss_shift;
+	out->private_clean += v->private_clean >> 10;
+	out->private_dirty += v->private_dirty >> 10;
+	out->shared_clean += v->shared_clean >> 10;
+	out->shared_dirty += v->shared_dirty >> 10;
+	out->private_total += (v->private_clean >> 10) + (v->private_dirty >> 10);
+	out->shared_total += (v->shared_clean >> 10) + (v->shared_dirty >> 10);
+	out->anonymous += v->anonymous >> 10;
+	out->anon_huge += v->anonymous_thp >> 10;
+	out->shmem_pmd += v->shmem_thp >> 10;
+	out->file_pmd += v->file_thp >> 10;
+	out->shared_hugetlb += v->shared_hugetlb >> 10;
+	out->private_hugetlb += v->private_hugetlb >> 10;
 }

@@ -1048,22 +1048,7 @@ int fsim_process_smaps_kb(const struct fsim_process *p, const char *name,
 			}
 		}
 		out->vmas++;
-		out->rss += v.resident >> 10;
-		out->pss += v.pss >> (FSIM_PSS_SHIFT + 10);
-		out->pss_anon += v.pss_anon >> (FSIM_PSS_SHIFT + 10);
-		out->pss_shmem += v.pss_shmem >> (FSIM_PSS_SHIFT + 10);
-		out->pss_dirty += v.pss_dirty >> (FSIM_PSS_SHIFT + 10);
-		out->private_clean += v.private_clean >> 10;
-		out->private_dirty += v.private_dirty >> 10;
-		out->shared_clean += v.shared_clean >> 10;
-		out->shared_dirty += v.shared_dirty >> 10;
-		out->private_total += (v.private_clean >> 10) + (v.private_dirty >> 10);
-		out->shared_total += (v.shared_clean >> 10) + (v.shared_dirty >> 10);
-		out->anonymous += v.anonymous >> 10;
-		out->anon_huge += v.anonymous_thp >> 10;
-		out->shmem_pmd += v.shmem_thp >> 10;
-		out->shared_hugetlb += v.shared_hugetlb >> 10;
-		out->private_hugetlb += v.private_hugetlb >> 10;
+		smaps_kb_add(out, &v);
 	}
 	return 0;
 }

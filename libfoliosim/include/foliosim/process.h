@@ -76,6 +76,7 @@ struct fsim_smaps_kb {
 	uint64_t shared_hugetlb, private_hugetlb;	/* Shared_/Private_Hugetlb */
 	unsigned long mapmax;		/* numa_maps "mapmax" over the region */
 	unsigned int vmas;
+	uint64_t pss_file, file_pmd;	/* Pss_File, FilePmdMapped */
 };
 FSIM_API int fsim_process_smaps_kb(const struct fsim_process *p, const char *region,
 				   struct fsim_smaps_kb *out);
