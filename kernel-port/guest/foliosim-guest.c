@@ -39,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -148,20 +149,24 @@ static char *reserve_guarded(size_t size, size_t align)
 #define MAP_REQ_SHMEM	0x1	/* "mmap" request flags: MAP_SHARED */
 #define MAP_REQ_HUGETLB	0x2	/* MAP_HUGETLB of the default (PMD) hstate */
 
-static char *map_aligned(size_t size, unsigned int req, unsigned int order, bool guard)
+static char *map_aligned_fd(size_t size, unsigned int req, unsigned int order, bool guard,
+			    int fd)
 {
 	const size_t align = PAGE << order;
-	const int flags = ((req & MAP_REQ_SHMEM) ? MAP_SHARED : MAP_PRIVATE) | MAP_ANONYMOUS |
+	const int flags = ((req & MAP_REQ_SHMEM) ? MAP_SHARED : MAP_PRIVATE) |
+			  (fd < 0 ? MAP_ANONYMOUS : 0) |
 			  ((req & MAP_REQ_HUGETLB) ? MAP_HUGETLB : 0);
 	char *raw, *p;
 	size_t head;
 
 	if (guard) {
 		p = reserve_guarded(size, align);
-		if (!p || mmap(p, size, PROT_READ | PROT_WRITE, flags | MAP_FIXED, -1, 0) == MAP_FAILED)
+		if (!p || mmap(p, size, PROT_READ | PROT_WRITE, flags | MAP_FIXED, fd, 0) == MAP_FAILED)
 			return NULL;
 	} else {
-		raw = mmap(NULL, size + align, PROT_READ | PROT_WRITE, flags, -1, 0);
+		/* Find an aligned hole, then map there (a file's offset 0 must
+		 * land on the aligned address). */
+		raw = mmap(NULL, size + align, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		if (raw == MAP_FAILED)
 			return NULL;
 		p = (char *)(((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1));
@@ -170,12 +175,51 @@ static char *map_aligned(size_t size, unsigned int req, unsigned int order, bool
 			munmap(raw, head);
 		if (align - head)
 			munmap(p + size, align - head);
+		if (mmap(p, size, PROT_READ | PROT_WRITE, flags | MAP_FIXED, fd, 0) == MAP_FAILED) {
+			munmap(p, size);
+			return NULL;
+		}
 	}
 	/* Large folios only where asked; order 0 regions must not get THPs
 	 * (hugetlb VMAs take no THP advice). */
 	if (!(req & MAP_REQ_HUGETLB))
 		madvise(p, size, order >= 2 ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	return p;
+}
+
+static char *map_aligned(size_t size, unsigned int req, unsigned int order, bool guard)
+{
+	return map_aligned_fd(size, req, order, guard, -1);
+}
+
+/* "mmapf NAME SIZE ORDER PATH": MAP_PRIVATE of the first SIZE bytes of the
+ * file at PATH (the controller created it), aligned to 2^ORDER pages. */
+static void worker_mmap_file(const char *line, char *reply, size_t len)
+{
+	char name[32] = "", path[256] = "";
+	unsigned long long size = 0, order = 0;
+	struct wregion *r;
+	int fd;
+
+	if (sscanf(line, "%*s %31s %llu %llu %255s", name, &size, &order, path) != 4 ||
+	    nwregions == MAX_REGIONS || wfind(name)) {
+		snprintf(reply, len, "err %d", EINVAL);
+		return;
+	}
+	fd = open(path, O_RDWR);
+	r = &wregions[nwregions];
+	r->addr = fd < 0 ? NULL : map_aligned_fd((size_t)size, 0, (unsigned int)order, false, fd);
+	if (!r->addr) {
+		snprintf(reply, len, "err %d", errno);
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	close(fd);
+	snprintf(r->name, sizeof(r->name), "%s", name);
+	r->size = (size_t)size;
+	nwregions++;
+	snprintf(reply, len, "ok %p", (void *)r->addr);
 }
 
 /*
@@ -290,6 +334,10 @@ static int worker_command(char *line, char *reply, size_t len, const char *dir)
 		worker_mremap(line, reply, len);
 		return 0;
 	}
+	if (!strcmp(verb, "mmapf")) {
+		worker_mmap_file(line, reply, len);
+		return 0;
+	}
 	r = wfind(region);
 	if (!r || a + b > r->size) {
 		snprintf(reply, len, "err %d", EINVAL);
@@ -374,6 +422,7 @@ struct scenario_run {
 	long long anon0, split0, thp0[MACHINE_PMD_ORDER + 1][3];
 	long long stat0[5];	/* node statistics at the start (stat_vmstat[]) */
 	long long hugetlb_prev;	/* vm.nr_hugepages to restore, or -1 */
+	unsigned int mounted;	/* bit k: file_systems[k] is mounted in dir */
 	char message[512];
 	int outcome;		/* FSIM_PASS/FAIL/SKIP */
 	unsigned int line;
@@ -589,7 +638,7 @@ static void set_knobs(struct scenario_run *s)
 	size_t k;
 
 	for (k = 0; !fsim_script_op(s->script, s->index, k, &op); k++) {
-		if (op.op != FSIM_OP_MMAP || op.order > MACHINE_PMD_ORDER || op.hugetlb)
+		if (op.op != FSIM_OP_MMAP || op.order > MACHINE_PMD_ORDER || op.hugetlb || op.file)
 			continue;
 		if (op.kind == FSIM_KIND_SHMEM)
 			shmem |= 1u << op.order;
@@ -903,6 +952,99 @@ static bool check_orders(struct scenario_run *s, struct cproc *p, const char *re
 	return true;
 }
 
+/*
+ * Where a scenario's named files live: the guest has no file system whose
+ * page cache holds large folios but tmpfs (huge=always: PMD-sized), so a
+ * file=F of kind file is on ramfs (small folios), one of kind shmem on
+ * tmpfs; each is mounted under the scenario's directory on first use and
+ * unmounted at its end, which empties the page cache for the next one.
+ */
+static const struct file_system {
+	const char *dir, *type, *options;
+	enum fsim_kind kind;
+	unsigned int order;	/* of its page cache's folios */
+} file_systems[] = {
+	{ "ramfs", "ramfs", NULL, FSIM_KIND_FILE, 0 },
+	{ "tmpfs", "tmpfs", "huge=never", FSIM_KIND_SHMEM, 0 },
+	{ "tmpfs-huge", "tmpfs", "huge=always", FSIM_KIND_SHMEM, MACHINE_PMD_ORDER },
+};
+
+#define NR_FILE_SYSTEMS (sizeof(file_systems) / sizeof(file_systems[0]))
+
+static void unmount_files(struct scenario_run *s)
+{
+	char path[128];
+	size_t k;
+
+	for (k = 0; k < NR_FILE_SYSTEMS; k++) {
+		if (!(s->mounted & (1u << k)))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", s->dir, file_systems[k].dir);
+		umount2(path, MNT_DETACH);
+		rmdir(path);
+	}
+	s->mounted = 0;
+}
+
+/* The path of the scenario's file for @op in @path, its file system
+ * mounted and the file created with the size of its first mmap. */
+static bool file_path(struct scenario_run *s, const struct fsim_stmt_op *op, char *path,
+		      size_t len)
+{
+	size_t k;
+	int fd;
+
+	for (k = 0; k < NR_FILE_SYSTEMS; k++)
+		if (file_systems[k].kind == op->kind && file_systems[k].order == op->order)
+			break;
+	if (k == NR_FILE_SYSTEMS)
+		return fail(s, FSIM_SKIP, "file=%s of order %llu: no file system in the guest "
+			    "gives such page-cache folios (ramfs: small; tmpfs: small or, with "
+			    "huge=always, PMD-sized on shmem)", op->file,
+			    (unsigned long long)op->order);
+	snprintf(path, len, "%s/%s", s->dir, file_systems[k].dir);
+	if (!(s->mounted & (1u << k))) {
+		if ((mkdir(path, 0700) && errno != EEXIST) ||
+		    mount("fsim", path, file_systems[k].type, 0, file_systems[k].options))
+			return fail(s, FSIM_FAIL, "mount %s on %s: %s", file_systems[k].type,
+				    path, strerror(errno));
+		s->mounted |= 1u << k;
+	}
+	snprintf(path + strlen(path), len - strlen(path), "/%s", op->file);
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL, 0600);
+	if (fd < 0 && errno == EEXIST)
+		return true;
+	if (fd < 0 || ftruncate(fd, (off_t)op->size)) {
+		if (fd >= 0)
+			close(fd);
+		return fail(s, FSIM_FAIL, "create %s: %s", path, strerror(errno));
+	}
+	close(fd);
+	return true;
+}
+
+/* P mmap R size=S file=F: the worker maps the file MAP_PRIVATE. */
+static bool mmap_file(struct scenario_run *s, struct cproc *p, const struct fsim_stmt_op *op)
+{
+	char path[192], reply[128];
+	struct cregion *r;
+	int err;
+
+	if (!file_path(s, op, path, sizeof(path)) ||
+	    !send(s, p, reply, sizeof(reply), "mmapf %s %llu %llu %s", op->region,
+		  (unsigned long long)op->size, (unsigned long long)op->order, path))
+		return false;
+	r = &p->region[p->nregions++];
+	snprintf(r->name, sizeof(r->name), "%s", op->region);
+	r->addr = (uintptr_t)strtoull(reply + 3, NULL, 16);
+	r->size = op->size;
+	err = fsim_process_mmap_file(p->model, op->region, op->size, op->file,
+				     op->kind == FSIM_KIND_SHMEM, (unsigned int)op->order);
+	if (err)
+		return fail(s, FSIM_FAIL, "the model refused mmap: %s", fsim_errname(err));
+	return true;
+}
+
 /* One process operation, from its resolved form (the library filled in
  * the defaults: hugetlb regions of the PMD order, touch to the region's end). */
 static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_op *op,
@@ -931,6 +1073,8 @@ static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_op *op,
 		if (p->nregions == MAX_REGIONS)
 			return fail(s, FSIM_FAIL, "more than %d regions in %s", MAX_REGIONS,
 				    op->name);
+		if (op->file)
+			return mmap_file(s, p, op);
 		if (!send(s, p, reply, sizeof(reply), "mmap %s %llu %u %u", region,
 			  (unsigned long long)op->size, order,
 			  (shmem ? MAP_REQ_SHMEM : 0) | (op->hugetlb ? MAP_REQ_HUGETLB : 0)))
@@ -1010,6 +1154,11 @@ static const struct smaps_field {
 	{ "pss_dirty_kb", offsetof(struct smaps_vma, pss_dirty) },
 	{ "private_dirty_kb", offsetof(struct smaps_vma, private_dirty) },
 	{ "anonymous_kb", offsetof(struct smaps_vma, anonymous) },
+	{ "pss_anon_kb", offsetof(struct smaps_vma, pss_anon) },
+	{ "pss_file_kb", offsetof(struct smaps_vma, pss_file) },
+	{ "pss_shmem_kb", offsetof(struct smaps_vma, pss_shmem) },
+	{ "shmem_pmd_kb", offsetof(struct smaps_vma, shmem_pmd) },
+	{ "file_pmd_kb", offsetof(struct smaps_vma, file_pmd) },
 };
 
 static const struct smaps_field *smaps_field(const char *key)
@@ -1212,6 +1361,7 @@ static void stop_all(struct scenario_run *s)
 			waitpid(p->pid, NULL, 0);	/* ECHILD for grandchildren */
 		worker_fifos_remove(s->dir, p->name);
 	}
+	unmount_files(s);
 	rmdir(s->dir);
 }
 
@@ -1240,6 +1390,7 @@ static int run_scenario(struct scenario_run *s)
 		if (a->bits != 64 || a->page_shift != 12 || a->pmd_order != MACHINE_PMD_ORDER)
 			return fail(s, FSIM_SKIP, "arch is not this machine's"), FSIM_SKIP;
 	}
+	s->mounted = 0;
 	snprintf(s->dir, sizeof(s->dir), "/tmp/fsg.XXXXXX");
 	if (!mkdtemp(s->dir))
 		return fail(s, FSIM_FAIL, "mkdtemp: %s", strerror(errno)), FSIM_FAIL;

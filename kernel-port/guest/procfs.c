@@ -2,6 +2,7 @@
 /* The /proc observation layer of the guest programs (procfs.h). */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,28 +82,45 @@ static bool vma_header(const char *line, unsigned long *a, unsigned long *b)
 	return sscanf(line, "%lx-%lx ", a, b) == 2 && dash && space && dash < space;
 }
 
+/* The smaps lines read into one field each of struct smaps_vma; the
+ * Private_* and Shared_* lines are summed too (private_kb, shared_kb). */
+static const struct {
+	const char *name;
+	size_t offset;
+} smaps_lines[] = {
+	{ "Rss", offsetof(struct smaps_vma, rss) },
+	{ "Pss", offsetof(struct smaps_vma, pss) },
+	{ "Pss_Dirty", offsetof(struct smaps_vma, pss_dirty) },
+	{ "Pss_Anon", offsetof(struct smaps_vma, pss_anon) },
+	{ "Pss_File", offsetof(struct smaps_vma, pss_file) },
+	{ "Pss_Shmem", offsetof(struct smaps_vma, pss_shmem) },
+	{ "Private_Dirty", offsetof(struct smaps_vma, private_dirty) },
+	{ "Anonymous", offsetof(struct smaps_vma, anonymous) },
+	{ "AnonHugePages", offsetof(struct smaps_vma, anon_huge) },
+	{ "ShmemPmdMapped", offsetof(struct smaps_vma, shmem_pmd) },
+	{ "FilePmdMapped", offsetof(struct smaps_vma, file_pmd) },
+	{ "Shared_Hugetlb", offsetof(struct smaps_vma, shared_hugetlb) },
+	{ "Private_Hugetlb", offsetof(struct smaps_vma, private_hugetlb) },
+};
+
+#define NR_SMAPS_LINES (sizeof(smaps_lines) / sizeof(smaps_lines[0]))
+
+static long long *vma_field(struct smaps_vma *v, size_t offset)
+{
+	return (long long *)((char *)v + offset);
+}
+
 static void smaps_field(struct smaps_vma *v, const char *key, long long kb)
 {
-	if (!strcmp(key, "Rss"))
-		v->rss = kb;
-	else if (!strcmp(key, "Pss"))
-		v->pss = kb;
-	else if (!strcmp(key, "Pss_Dirty"))
-		v->pss_dirty = kb;
-	else if (!strcmp(key, "Anonymous"))
-		v->anonymous = kb;
-	else if (!strcmp(key, "Private_Clean") || !strcmp(key, "Private_Dirty"))
+	size_t i;
+
+	for (i = 0; i < NR_SMAPS_LINES; i++)
+		if (!strcmp(key, smaps_lines[i].name))
+			*vma_field(v, smaps_lines[i].offset) = kb;
+	if (!strcmp(key, "Private_Clean") || !strcmp(key, "Private_Dirty"))
 		v->private_kb += kb;
-	if (!strcmp(key, "Private_Dirty"))
-		v->private_dirty = kb;
 	else if (!strcmp(key, "Shared_Clean") || !strcmp(key, "Shared_Dirty"))
 		v->shared_kb += kb;
-	else if (!strcmp(key, "AnonHugePages"))
-		v->anon_huge = kb;
-	else if (!strcmp(key, "Shared_Hugetlb"))
-		v->shared_hugetlb = kb;
-	else if (!strcmp(key, "Private_Hugetlb"))
-		v->private_hugetlb = kb;
 }
 
 void smaps_parse(char *text, void (*fn)(void *arg, const struct smaps_vma *vma),
@@ -145,19 +163,15 @@ struct sum_arg {
 static void add_vma(void *arg, const struct smaps_vma *v)
 {
 	struct sum_arg *s = arg;
+	size_t i;
 
 	if (v->start < s->start || v->end > s->end)
 		return;
-	s->out->rss += v->rss;
-	s->out->pss += v->pss;
+	for (i = 0; i < NR_SMAPS_LINES; i++)
+		*vma_field(s->out, smaps_lines[i].offset) +=
+			*(const long long *)((const char *)v + smaps_lines[i].offset);
 	s->out->private_kb += v->private_kb;
 	s->out->shared_kb += v->shared_kb;
-	s->out->anon_huge += v->anon_huge;
-	s->out->shared_hugetlb += v->shared_hugetlb;
-	s->out->private_hugetlb += v->private_hugetlb;
-	s->out->pss_dirty += v->pss_dirty;
-	s->out->private_dirty += v->private_dirty;
-	s->out->anonymous += v->anonymous;
 }
 
 void smaps_sum(pid_t pid, uintptr_t start, uintptr_t end, struct smaps_vma *out)

@@ -59,6 +59,7 @@ void fsim_ctx_destroy(struct fsim_ctx *ctx)
 {
 	if (!ctx)
 		return;
+	vm_files_destroy(ctx);
 	while (ctx->folios) {
 		struct fsim_folio *f = ctx->folios;
 

@@ -106,6 +106,8 @@ int oracle_profile(const struct oracle *o, struct oracle_profile *p);
 
 struct fsim_backend;
 
+struct shm_object;
+
 struct fsim_ctx {
 	enum fsim_mode mode;
 	const struct fsim_backend *ops;	/* the accounting rules of the mode */
@@ -132,6 +134,8 @@ struct fsim_ctx {
 	bool concurrent;		/* skip serial-history checks */
 	fsim_sched_hook_t sched_hook;	/* deterministic interleavings */
 	void *sched_arg;
+
+	struct shm_object *files;	/* named files (vm_file.c) */
 };
 
 struct fsim_mm {
@@ -355,6 +359,9 @@ struct consumer_inputs {
 	int64_t pm_rss_kb, pm_pss_kb, pm_uss_kb;	/* pagemap + kpagecount */
 	int64_t exclusive_pages;			/* pagemap bit 56 */
 };
+
+/* vm_file.c: frees the named files' page caches (not their folios). */
+void vm_files_destroy(struct fsim_ctx *ctx);
 
 /* smaps.c: show_smap() / show_smaps_rollup() print one accumulator in kB
  * (Pss shifted by PSS_SHIFT too); adds those figures to @out. */

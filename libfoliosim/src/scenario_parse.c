@@ -363,7 +363,7 @@ static const struct keyspec keys_unpin[] = {
  * hugetlb regions default to the PMD-sized hstate (resolve_op()). */
 static const struct keyspec keys_mmap[] = {
 	KEY("size", V_SIZE, true, size, 0), KEY("order", V_UINT, false, order, 0),
-	KEY_END };
+	KEY("file", V_IDENT, false, file, 0), KEY_END };
 static const struct keyspec keys_range_opt[] = {
 	KEY("off", V_SIZE, false, off, 0), KEY("len", V_SIZE, false, len, FSIM_LEN_TO_END),
 	KEY_END };
@@ -499,6 +499,11 @@ static bool check_mmap_words(struct parser *p, const struct stmt *st)
 {
 	size_t i;
 
+	if (stmt_arg(st, "file")) {	/* MAP_PRIVATE of a file: [shmem] (tmpfs) */
+		if (st->nwords > 4 || (st->nwords == 4 && strcmp(st->words[3], "shmem")))
+			return perr(p, "usage: P mmap R size=S file=F [shmem] [order=K]");
+		return true;
+	}
 	for (i = 3; i < st->nwords; i++) {
 		const char *w = st->words[i];
 		const bool kind = !strcmp(w, "anon") || !strcmp(w, "shmem");
@@ -834,8 +839,9 @@ static void folio_kind(const struct stmt *st, struct fsim_stmt_op *op)
 static void mmap_kind(const struct stmt *st, unsigned int pmd_order,
 		      struct fsim_stmt_op *op)
 {
-	op->kind = st->nwords > 3 && !strcmp(st->words[3], "shmem") ?
-		   FSIM_KIND_SHMEM : FSIM_KIND_ANON;
+	const bool shmem = st->nwords > 3 && !strcmp(st->words[3], "shmem");
+
+	op->kind = shmem ? FSIM_KIND_SHMEM : op->file ? FSIM_KIND_FILE : FSIM_KIND_ANON;
 	op->hugetlb = st->nwords > 3 && !strcmp(st->words[st->nwords - 1], "hugetlb");
 	if (op->hugetlb && !stmt_arg(st, "order"))
 		op->order = pmd_order;

@@ -170,7 +170,11 @@ static bool run_process_op(struct run *r, const struct stmt *st)
 		return false;
 	switch (op->op) {
 	case FSIM_OP_MMAP:
-		if (op->hugetlb)
+		if (op->file)
+			err = fsim_process_mmap_file(p, op->region, op->size, op->file,
+						     op->kind == FSIM_KIND_SHMEM,
+						     u32_sat(op->order));
+		else if (op->hugetlb)
 			err = fsim_process_mmap_hugetlb(p, op->region, op->size,
 							op->kind == FSIM_KIND_SHMEM,
 							u32_sat(op->order));

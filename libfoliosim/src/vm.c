@@ -10,50 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "foliosim/process.h"
-#include "internal.h"
+#include "vm_internal.h"
 
-/* The page cache of a shmem object (MAP_SHARED|MAP_ANONYMOUS). */
-struct shm_object {
-	unsigned long npages;
-	struct fsim_folio **folio;	/* per page index; a large folio repeats */
-	unsigned long *fpage;		/* index of that page in its folio */
-	unsigned int refs;		/* regions referring to it */
-};
-
-/* One page of a region: what its PTE (or the PMD covering it) maps. */
-struct pte_entry {
-	struct fsim_folio *folio;	/* NULL: none or the zeropage */
-	unsigned long fpage;		/* page index in the folio */
-	unsigned char level;		/* FSIM_LEVEL_PTE or FSIM_LEVEL_PMD */
-	bool zero;			/* the (huge) zeropage */
-	bool writable, dirty;
-};
-
-struct region {
-	char *name;
-	bool shmem;			/* MAP_SHARED: pages from r->shm */
-	bool hugetlb;			/* MAP_HUGETLB: order is the hstate's */
-	unsigned int order;
-	unsigned long npages;
-	unsigned char *live;		/* the page is inside a VMA */
-	/* Per PMD-sized chunk: a PTE table is installed, so the PMD is not
-	 * pmd_none() and no PMD can be faulted in there (6.12 has no
-	 * CONFIG_PT_RECLAIM: only munmap of the whole chunk frees it). */
-	unsigned char *pte_table;
-	struct pte_entry *e;
-	struct shm_object *shm;
-	unsigned int pmd_shift;		/* pmd_order: page index -> chunk */
-	struct region *next;
-};
-
-struct fsim_process {
-	struct fsim_ctx *ctx;
-	struct fsim_mm *mm;
-	struct region *regions;
-};
-
-static unsigned long pmd_nr(const struct fsim_process *p)
+unsigned long pmd_nr(const struct fsim_process *p)
 {
 	return 1ul << p->ctx->arch.pmd_order;
 }
@@ -66,7 +25,7 @@ static unsigned long entry_pages(const struct fsim_process *p, const struct pte_
 	return e->level == FSIM_LEVEL_PMD ? pmd_nr(p) : 1;
 }
 
-static struct region *find_region(const struct fsim_process *p, const char *name)
+struct region *find_region(const struct fsim_process *p, const char *name)
 {
 	struct region *r;
 
@@ -113,7 +72,7 @@ struct fsim_mm *fsim_process_mm(const struct fsim_process *p)
 	return p->mm;
 }
 
-static struct region *region_alloc(const char *name, unsigned long npages,
+struct region *region_alloc(const char *name, unsigned long npages,
 				   unsigned long pmd_pages)
 {
 	struct region *r = calloc(1, sizeof(*r));
@@ -141,8 +100,8 @@ static void shm_put(struct shm_object *shm)
 {
 	unsigned long i;
 
-	if (!shm || --shm->refs)
-		return;
+	if (!shm || --shm->refs || shm->name)
+		return;	/* a named file stays (vm_files_destroy() frees it) */
 	/* The last mapping is gone: the shmem file and its folios go. */
 	for (i = 0; i < shm->npages; i++) {
 		struct fsim_folio *f = shm->folio[i];
@@ -202,12 +161,18 @@ int fsim_process_mmap(struct fsim_process *p, const char *name, uint64_t size,
 		}
 	}
 	r->shmem = shmem;
+	region_link(p, r, order);
+	return 0;
+}
+
+/* The new region @r becomes live in @p: every page inside its VMA. */
+void region_link(struct fsim_process *p, struct region *r, unsigned int order)
+{
 	r->order = order;
 	r->pmd_shift = p->ctx->arch.pmd_order;
-	memset(r->live, 1, npages);
+	memset(r->live, 1, r->npages);
 	r->next = p->regions;
 	p->regions = r;
-	return 0;
 }
 
 /* hugetlbfs_file_mmap() / MAP_HUGETLB: a region whose every fault maps a
@@ -244,13 +209,13 @@ int fsim_process_region_size(const struct fsim_process *p, const char *name,
 
 /* folio_put() of the page-table references: free an anon folio whose last
  * mapping is gone. */
-static void put_if_unused(struct fsim_folio *f)
+void put_if_unused(struct fsim_folio *f)
 {
 	if (f && fsim_folio_kind(f) == FSIM_KIND_ANON && fsim_folio_refcount(f) == 0)
 		fsim_folio_free(f);
 }
 
-static void clear_entry(struct pte_entry *e)
+void clear_entry(struct pte_entry *e)
 {
 	memset(e, 0, sizeof(*e));
 }
@@ -258,7 +223,7 @@ static void clear_entry(struct pte_entry *e)
 /* __split_huge_pmd_locked(): a PMD becomes PTEs (anon: add the PTEs, then
  * remove the PMD), the huge zeropage becomes zeropage PTEs, a shmem PMD is
  * simply zapped (refaulted later). */
-static void split_pmd(struct fsim_process *p, struct region *r, unsigned long s)
+void split_pmd(struct fsim_process *p, struct region *r, unsigned long s)
 {
 	struct pte_entry *e = &r->e[s];
 	struct fsim_folio *f = e->folio;
@@ -271,7 +236,7 @@ static void split_pmd(struct fsim_process *p, struct region *r, unsigned long s)
 		r->pte_table[s / n] = 1;	/* the deposited table */
 		return;
 	}
-	if (r->shmem) {	/* a file PMD is zapped, no table is left */
+	if (fsim_folio_kind(f) != FSIM_KIND_ANON) {	/* zapped, no table is left */
 		fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PMD, fpage, n);
 		for (i = s; i < s + n; i++)
 			clear_entry(&r->e[i]);
@@ -419,13 +384,13 @@ int fsim_process_dontneed(struct fsim_process *p, const char *name, uint64_t off
 }
 
 /* pmd_none(): no PMD and no PTE table over the chunk of page a. */
-static bool pmd_none(const struct region *r, unsigned long a)
+bool pmd_none(const struct region *r, unsigned long a)
 {
 	return !r->pte_table[a >> r->pmd_shift];
 }
 
 /* Are pages [a, a + n) all unmapped (pte_none) and inside the VMA? */
-static bool range_none(const struct region *r, unsigned long a, unsigned long n)
+bool range_none(const struct region *r, unsigned long a, unsigned long n)
 {
 	unsigned long i;
 
@@ -437,7 +402,7 @@ static bool range_none(const struct region *r, unsigned long a, unsigned long n)
 	return true;
 }
 
-static void set_entries(struct region *r, unsigned long a, unsigned long n,
+void set_entries(struct region *r, unsigned long a, unsigned long n,
 			struct fsim_folio *f, unsigned long fpage,
 			enum fsim_level level, bool writable, bool dirty)
 {
@@ -473,12 +438,13 @@ static int map_new_folio(struct fsim_process *p, struct region *r, unsigned long
 
 /* A new anon folio of 2^order pages mapped at page a (do_anonymous_page(),
  * do_huge_pmd_anonymous_page(), wp_page_copy()). */
-static int map_new_anon(struct fsim_process *p, struct region *r, unsigned long a,
+int map_new_anon(struct fsim_process *p, struct region *r, unsigned long a,
 			unsigned int order)
 {
 	struct fsim_folio *f;
 	int err = fsim_folio_create(p->ctx, order, FSIM_KIND_ANON, &f);
 
+	r->anon_vma = true;	/* anon_vma_prepare() */
 	return err ? err : map_new_folio(p, r, a, f,
 			order == p->ctx->arch.pmd_order ? FSIM_LEVEL_PMD : FSIM_LEVEL_PTE,
 			true, true);
@@ -528,7 +494,7 @@ static unsigned long fault_around_pages(const struct fsim_process *p)
 }
 
 /* The VMA around page @i: the run of live pages [*s, *e). */
-static void vma_bounds(const struct region *r, unsigned long i, unsigned long *s,
+void vma_bounds(const struct region *r, unsigned long i, unsigned long *s,
 		       unsigned long *e)
 {
 	for (*s = i; *s > 0 && r->live[*s - 1]; (*s)--)
@@ -571,7 +537,7 @@ static int map_folio_ptes(struct fsim_process *p, struct region *r, struct fsim_
  * PMD-sized folio whose PMD range the VMA covers, filemap_map_pmd()).
  * The fault is done when page @i got mapped; else __do_fault() allocates.
  */
-static int fault_around(struct fsim_process *p, struct region *r, unsigned long i)
+int fault_around(struct fsim_process *p, struct region *r, unsigned long i)
 {
 	const unsigned long nr = fault_around_pages(p), pmd = pmd_nr(p);
 	const unsigned long base = i - i % pmd, pte_off = i - base;
@@ -612,13 +578,41 @@ static int fault_around(struct fsim_process *p, struct region *r, unsigned long 
 	return err;
 }
 
+/* shmem_get_folio() / filemap_fault(): the page cache's folio at index
+ * @i, or a new one of @order over the aligned range when that range is
+ * free and inside the file, else of order 0.  NULL with *@err on error. */
+struct fsim_folio *page_cache_get(struct fsim_process *p, struct shm_object *shm,
+				  unsigned long i, unsigned int order,
+				  enum fsim_kind kind, int *err)
+{
+	const unsigned long n = 1ul << order;
+	unsigned long base = i - i % n, k;
+	struct fsim_folio *f = shm->folio[i];
+
+	*err = 0;
+	if (f)
+		return f;
+	for (k = base; order && k < base + n; k++)
+		if (k >= shm->npages || shm->folio[k])
+			order = 0;
+	if (!order)
+		base = i;
+	*err = fsim_folio_create(p->ctx, order, kind, &f);
+	if (*err)
+		return NULL;
+	for (k = 0; k < (1ul << order); k++) {
+		shm->folio[base + k] = f;
+		shm->fpage[base + k] = k;
+	}
+	return f;
+}
+
 static int shmem_fault(struct fsim_process *p, struct region *r, unsigned long i,
 		       bool write)
 {
 	struct shm_object *shm = r->shm;
-	const unsigned long n = 1ul << r->order, a = i - i % n;
 	struct fsim_folio *f;
-	unsigned long fpage, start, k, nr;
+	unsigned long fpage, start, nr;
 	int err;
 
 	/* do_read_fault(): fault-around first (do_shared_fault() has none) */
@@ -627,24 +621,9 @@ static int shmem_fault(struct fsim_process *p, struct region *r, unsigned long i
 		if (err || r->e[i].folio)
 			return err;
 	}
-	f = shm->folio[i];
-	if (!f) {
-		unsigned int order = r->order;
-		unsigned long base = a;
-
-		for (k = a; order && k < a + n; k++)
-			if (k >= shm->npages || shm->folio[k])
-				order = 0;
-		if (!order)
-			base = i;
-		err = fsim_folio_create(p->ctx, order, FSIM_KIND_SHMEM, &f);
-		if (err)
-			return err;
-		for (k = 0; k < (1ul << order); k++) {
-			shm->folio[base + k] = f;
-			shm->fpage[base + k] = k;
-		}
-	}
+	f = page_cache_get(p, shm, i, r->order, FSIM_KIND_SHMEM, &err);
+	if (!f)
+		return err;
 	fpage = shm->fpage[i];
 	nr = fsim_folio_nr_pages(f);
 	start = i - fpage;
@@ -809,6 +788,8 @@ static int access_page(struct fsim_process *p, struct region *r, unsigned long i
 
 	if (r->hugetlb)
 		return hugetlb_access(p, r, i, write);
+	if (r->file && (!e->folio || fsim_folio_kind(e->folio) != FSIM_KIND_ANON))
+		return file_access(p, r, i, write);	/* else an anon page: below */
 	if (r->shmem) {
 		if (!e->folio)
 			return shmem_fault(p, r, i, write);
@@ -883,6 +864,33 @@ static int copy_hugetlb(struct fsim_process *parent, struct fsim_process *child,
 	return err;
 }
 
+/* copy_present_ptes() of page-cache pages (a MAP_PRIVATE file region with
+ * an anon_vma): the child maps them too (folio_dup_file_rmap_ptes());
+ * copy_huge_pmd() skips a file PMD, which the child refaults.  Sets *@end
+ * past the entries handled. */
+static int copy_file_entries(struct fsim_process *parent, struct fsim_process *child,
+			     const struct region *src, struct region *dst, unsigned long i,
+			     unsigned long *end)
+{
+	const struct pte_entry *e = &src->e[i];
+	unsigned long j = i + 1, k;
+	int err;
+
+	if (e->level == FSIM_LEVEL_PMD) {
+		*end = i + pmd_nr(parent);
+		return 0;
+	}
+	while (j < src->npages && src->e[j].folio == e->folio &&
+	       src->e[j].level == FSIM_LEVEL_PTE && src->e[j].fpage == e->fpage + (j - i))
+		j++;
+	*end = j;
+	err = fsim_folio_dup_file_rmap(e->folio, child->mm, parent->mm, FSIM_LEVEL_PTE,
+				       e->fpage, j - i);
+	for (k = i; !err && k < j; k++)
+		dst->e[k] = src->e[k];
+	return err;
+}
+
 /* copy_page_range() for one region: anon entries are shared with the
  * child and write-protected in both (copy_present_ptes()/copy_huge_pmd());
  * a shared shmem mapping has no anon_vma and is not copied at all. */
@@ -905,6 +913,14 @@ static int copy_region(struct fsim_process *parent, struct fsim_process *child,
 	dst->next = child->regions;
 	child->regions = dst;
 	dst->hugetlb = src->hugetlb;
+	dst->anon_vma = src->anon_vma;	/* anon_vma_fork() */
+	if (src->file) {
+		dst->file = true;
+		dst->shm = src->shm;
+		dst->shm->refs++;
+		if (!src->anon_vma)
+			return 0;	/* vma_needs_copy(): the child faults */
+	}
 	if (src->hugetlb && !src->shmem)
 		return copy_hugetlb(parent, child, src, dst);
 	if (src->shmem) {
@@ -922,6 +938,10 @@ static int copy_region(struct fsim_process *parent, struct fsim_process *child,
 		}
 		if (!e->folio)
 			continue;
+		if (fsim_folio_kind(e->folio) != FSIM_KIND_ANON) {
+			err = copy_file_entries(parent, child, src, dst, i, &j);
+			continue;
+		}
 		if (e->level == FSIM_LEVEL_PMD) {
 			j = i + n;
 			err = fsim_folio_try_dup_anon_rmap(e->folio, child->mm, parent->mm,
@@ -1152,16 +1172,34 @@ int fsim_process_region_folios(const struct fsim_process *p, const char *name,
 	return 0;
 }
 
+/* The list is newest first; report in mmap() order.  Without memory for
+ * the array, the slow walk (the k-th oldest found from the head). */
+static void regions_oldest_first(const struct region *head,
+				 void (*fn)(void *arg, const char *region), void *arg)
+{
+	const struct region *r, **order;
+	size_t n = 0, k;
+
+	for (r = head; r; r = r->next)
+		n++;
+	order = n ? malloc(n * sizeof(*order)) : NULL;
+	if (order) {
+		for (k = 0, r = head; r; r = r->next)
+			order[k++] = r;
+		while (n--)
+			fn(arg, order[n]->name);
+		free(order);
+		return;
+	}
+	while (n--) {
+		for (k = 0, r = head; k < n; k++)
+			r = r->next;
+		fn(arg, r->name);
+	}
+}
+
 void fsim_process_regions(const struct fsim_process *p,
 			  void (*fn)(void *arg, const char *region), void *arg)
 {
-	const struct region *r;
-	const struct region *order[64];
-	size_t n = 0;
-
-	/* The list is newest first; report in mmap() order. */
-	for (r = p->regions; r && n < 64; r = r->next)
-		order[n++] = r;
-	while (n--)
-		fn(arg, order[n]->name);
+	regions_oldest_first(p->regions, fn, arg);
 }

@@ -50,6 +50,15 @@ FSIM_API int fsim_process_mmap(struct fsim_process *p, const char *region,
  *  MADV_DONTNEED then need ranges aligned to the huge page (-EINVAL). */
 FSIM_API int fsim_process_mmap_hugetlb(struct fsim_process *p, const char *region,
 				       uint64_t size, bool shared, unsigned int order);
+/** mmap(MAP_PRIVATE) of the first @size bytes of the file named @file
+ *  (created with that size by its first mmap; every process that maps it
+ *  shares its page cache): on tmpfs (@tmpfs: shmem folios) or another file
+ *  system whose page cache holds folios of 2^@order pages.  Reads map the
+ *  page cache's pages read-only, writes copy them into small anon folios.
+ *  -EINVAL if the file exists with another kind or order, or is smaller. */
+FSIM_API int fsim_process_mmap_file(struct fsim_process *p, const char *region,
+				    uint64_t size, const char *file, bool tmpfs,
+				    unsigned int order);
 /** The region's size in bytes as mmap()ed (munmap leaves holes in it). */
 FSIM_API int fsim_process_region_size(const struct fsim_process *p,
 				      const char *region, uint64_t *bytes);

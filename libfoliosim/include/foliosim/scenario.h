@@ -186,7 +186,8 @@ struct fsim_stmt_op {
 	uint64_t n;			/* pin/unpin n=: default 1 */
 	/* folio F order=N KIND [shmem|hugetlb]; P mmap R size=S [anon|shmem]
 	 * [hugetlb] [order=K] */
-	enum fsim_kind kind;		/* folio: anon, file, shmem; mmap: anon or shmem */
+	enum fsim_kind kind;		/* folio: anon, file, shmem; mmap: anon or
+					 * shmem, with file= file or shmem (tmpfs) */
 	bool hugetlb;
 	uint64_t order;			/* folio order=; mmap order= (hugetlb: default
 					 * the PMD order); expect thp order= (default
@@ -197,6 +198,9 @@ struct fsim_stmt_op {
 	/* expect statements: the keys are read with the key table below */
 	enum fsim_expect_target target;	/* what it looks at (op == FSIM_OP_EXPECT) */
 	int expect_mode;		/* expect[MODE]: that mode, else -1 */
+	/* P mmap R size=S file=F [shmem] [order=K]: MAP_PRIVATE of file F
+	 * (kind FSIM_KIND_FILE, or FSIM_KIND_SHMEM for a file on tmpfs) */
+	const char *file;		/* NULL: anonymous memory */
 };
 
 /** The resolved form of statement @k of scenario @i.  0, or -EINVAL if out
