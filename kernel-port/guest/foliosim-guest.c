@@ -1191,9 +1191,10 @@ static bool check_smaps_fields(void)
 		}
 
 	for (i = 0; i < sizeof(smaps_fields) / sizeof(smaps_fields[0]); i++)
-		if (!fsim_expect_key_find(FSIM_EXPECT_REGION, smaps_fields[i].key)) {
-			fprintf(stderr, "foliosim-guest: '%s' is not a region key of "
-				"libfoliosim's key table\n", smaps_fields[i].key);
+		if (!fsim_expect_key_find(FSIM_EXPECT_REGION, smaps_fields[i].key) &&
+		    !fsim_expect_key_find(FSIM_EXPECT_ROLLUP, smaps_fields[i].key)) {
+			fprintf(stderr, "foliosim-guest: '%s' is not a region or rollup key "
+				"of libfoliosim's key table\n", smaps_fields[i].key);
 			return false;
 		}
 	return true;
@@ -1243,6 +1244,34 @@ static bool region_value(struct scenario_run *s, struct cproc *p, struct cregion
 			    "yet", key);
 	else
 		return fail(s, FSIM_FAIL, "unknown region key %s", key);
+	return true;
+}
+
+/* /proc/PID/smaps_rollup: one block of fields, as smaps has per VMA. */
+static void take_rollup(void *arg, const struct smaps_vma *v)
+{
+	*(struct smaps_vma *)arg = *v;
+}
+
+static bool rollup_value(struct scenario_run *s, struct cproc *p, const char *key,
+			 char *buf, size_t len)
+{
+	const struct smaps_field *field = smaps_field(key);
+	char path[64], *text = NULL;
+	struct smaps_vma sm;
+	size_t cap = 0;
+
+	if (!field)
+		return fail(s, FSIM_FAIL, "smaps_rollup key %s: the guest runner cannot "
+			    "read it yet", key);
+	memset(&sm, 0, sizeof(sm));
+	snprintf(path, sizeof(path), "/proc/%d/smaps_rollup", (int)p->pid);
+	if (!read_whole_file(path, &text, &cap))
+		return fail(s, FSIM_FAIL, "cannot read %s", path);
+	smaps_parse(text, take_rollup, &sm);
+	free(text);
+	snprintf(buf, len, "%lld", *(const long long *)(const void *)
+				   ((const char *)&sm + field->offset));
 	return true;
 }
 
@@ -1326,6 +1355,17 @@ static bool do_expect(struct scenario_run *s, const struct fsim_stmt_op *op,
 				    op->name, op->region);
 		for (i = 0; i < v->nargs; i++)
 			if (!region_value(s, p, r, v->args[i].key, got, sizeof(got)) ||
+			    !compare(s, v->args[i].key, v->args[i].value, got))
+				return false;
+		return true;
+	}
+	case FSIM_EXPECT_ROLLUP: {
+		struct cproc *p = find_proc(s, op->name);
+
+		if (!p || p->exited)
+			return fail(s, FSIM_FAIL, "no live process %s", op->name);
+		for (i = 0; i < v->nargs; i++)
+			if (!rollup_value(s, p, v->args[i].key, got, sizeof(got)) ||
 			    !compare(s, v->args[i].key, v->args[i].value, got))
 				return false;
 		return true;

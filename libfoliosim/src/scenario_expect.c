@@ -250,35 +250,37 @@ static bool expect_counters(struct run *r, const struct stmt *st,
 	return true;
 }
 
-/* The region keys that print one field of the region's smaps in kB. */
+/* The region and rollup keys that print one smaps field in kB, by name
+ * (smaps_rollup alone prints Pss_Anon, Pss_File and Pss_Shmem). */
 static const struct smaps_kb_key {
-	int id;
+	const char *name;
 	size_t offset;		/* of a uint64_t in struct fsim_smaps_kb */
 } smaps_kb_keys[] = {
-	{ K_REGION_RSS_KB, offsetof(struct fsim_smaps_kb, rss) },
-	{ K_REGION_PSS_KB, offsetof(struct fsim_smaps_kb, pss) },
-	{ K_REGION_PRIVATE_KB, offsetof(struct fsim_smaps_kb, private_total) },
-	{ K_REGION_SHARED_KB, offsetof(struct fsim_smaps_kb, shared_total) },
-	{ K_REGION_ANON_HUGE_KB, offsetof(struct fsim_smaps_kb, anon_huge) },
-	{ K_REGION_SHARED_HUGETLB_KB, offsetof(struct fsim_smaps_kb, shared_hugetlb) },
-	{ K_REGION_PRIVATE_HUGETLB_KB, offsetof(struct fsim_smaps_kb, private_hugetlb) },
-	{ K_REGION_PSS_DIRTY_KB, offsetof(struct fsim_smaps_kb, pss_dirty) },
-	{ K_REGION_PRIVATE_DIRTY_KB, offsetof(struct fsim_smaps_kb, private_dirty) },
-	{ K_REGION_ANONYMOUS_KB, offsetof(struct fsim_smaps_kb, anonymous) },
-	{ K_REGION_PSS_ANON_KB, offsetof(struct fsim_smaps_kb, pss_anon) },
-	{ K_REGION_PSS_FILE_KB, offsetof(struct fsim_smaps_kb, pss_file) },
-	{ K_REGION_PSS_SHMEM_KB, offsetof(struct fsim_smaps_kb, pss_shmem) },
-	{ K_REGION_SHMEM_PMD_KB, offsetof(struct fsim_smaps_kb, shmem_pmd) },
-	{ K_REGION_FILE_PMD_KB, offsetof(struct fsim_smaps_kb, file_pmd) },
+	{ "rss_kb", offsetof(struct fsim_smaps_kb, rss) },
+	{ "pss_kb", offsetof(struct fsim_smaps_kb, pss) },
+	{ "private_kb", offsetof(struct fsim_smaps_kb, private_total) },
+	{ "shared_kb", offsetof(struct fsim_smaps_kb, shared_total) },
+	{ "anon_huge_kb", offsetof(struct fsim_smaps_kb, anon_huge) },
+	{ "shared_hugetlb_kb", offsetof(struct fsim_smaps_kb, shared_hugetlb) },
+	{ "private_hugetlb_kb", offsetof(struct fsim_smaps_kb, private_hugetlb) },
+	{ "pss_dirty_kb", offsetof(struct fsim_smaps_kb, pss_dirty) },
+	{ "private_dirty_kb", offsetof(struct fsim_smaps_kb, private_dirty) },
+	{ "anonymous_kb", offsetof(struct fsim_smaps_kb, anonymous) },
+	{ "pss_anon_kb", offsetof(struct fsim_smaps_kb, pss_anon) },
+	{ "pss_file_kb", offsetof(struct fsim_smaps_kb, pss_file) },
+	{ "pss_shmem_kb", offsetof(struct fsim_smaps_kb, pss_shmem) },
+	{ "shmem_pmd_kb", offsetof(struct fsim_smaps_kb, shmem_pmd) },
+	{ "file_pmd_kb", offsetof(struct fsim_smaps_kb, file_pmd) },
 };
 
-/* The smaps field key @id prints, or false if it prints none. */
-static bool smaps_kb_field(int id, const struct fsim_smaps_kb *kb, uint64_t *out)
+/* The smaps field key @name prints, or false if it prints none. */
+static bool smaps_kb_field(const char *name, const struct fsim_smaps_kb *kb,
+			   uint64_t *out)
 {
 	size_t i;
 
 	for (i = 0; i < sizeof(smaps_kb_keys) / sizeof(smaps_kb_keys[0]); i++) {
-		if (smaps_kb_keys[i].id != id)
+		if (strcmp(smaps_kb_keys[i].name, name))
 			continue;
 		memcpy(out, (const char *)kb + smaps_kb_keys[i].offset, sizeof(*out));
 		return true;
@@ -334,11 +336,34 @@ bool region_value(struct run *r, struct fsim_process *p, const char *region,
 		return fail(r, "unknown region '%s'", region);
 	if (at && (!scn_parse_size(at + 1, &off) || fsim_process_page(p, region, off, &v)))
 		return fail(r, "%s: offset outside the region", key);
-	if (smaps_kb_field(d->id, &kb, &field)) {
+	if (smaps_kb_field(base, &kb, &field)) {
 		snprintf(buf, len, "%llu", (unsigned long long)field);
 		return true;
 	}
 	return region_other_value(r, p, region, d, &v, buf, len);
+}
+
+/* expect P key=...: /proc/P/smaps_rollup. */
+static bool expect_rollup(struct run *r, const struct stmt *st)
+{
+	struct fsim_process *p = get_process(r, st->op.name);
+	struct fsim_smaps_kb kb;
+	uint64_t field;
+	char got[32];
+	size_t i;
+
+	if (!p)
+		return false;
+	if (fsim_process_smaps_rollup(p, &kb))
+		return fail(r, "cannot read the smaps_rollup of %s", st->op.name);
+	for (i = 0; i < st->nargs; i++) {
+		if (!smaps_kb_field(st->args[i].key, &kb, &field))
+			return fail(r, "unknown smaps_rollup key '%s'", st->args[i].key);
+		snprintf(got, sizeof(got), "%llu", (unsigned long long)field);
+		if (!compare(r, st->args[i].key, st->args[i].value, got))
+			return false;
+	}
+	return true;
 }
 
 static bool expect_region(struct run *r, const struct stmt *st)
@@ -369,6 +394,8 @@ bool run_expect(struct run *r, const struct stmt *st)
 	switch (st->op.target) {
 	case FSIM_EXPECT_REGION:
 		return expect_region(r, st);
+	case FSIM_EXPECT_ROLLUP:
+		return expect_rollup(r, st);
 	case FSIM_EXPECT_FOLIO:
 		return expect_folio(r, st);
 	default:	/* stats, thp, vmstat, meminfo: counters */

@@ -64,11 +64,23 @@ static const struct key_def key_defs[] = {
 	ROW(K_REGION_PSS_DIRTY_KB, "pss_dirty_kb", REGION, UINT, 0, "smaps Pss_Dirty (kB)"),
 	ROW(K_REGION_PRIVATE_DIRTY_KB, "private_dirty_kb", REGION, UINT, 0, "smaps Private_Dirty (kB): what Redis sums as fork CoW"),
 	ROW(K_REGION_ANONYMOUS_KB, "anonymous_kb", REGION, UINT, 0, "smaps Anonymous (kB)"),
-	ROW(K_REGION_PSS_ANON_KB, "pss_anon_kb", REGION, UINT, 0, "smaps Pss_Anon (kB)"),
-	ROW(K_REGION_PSS_FILE_KB, "pss_file_kb", REGION, UINT, 0, "smaps Pss_File (kB)"),
-	ROW(K_REGION_PSS_SHMEM_KB, "pss_shmem_kb", REGION, UINT, 0, "smaps Pss_Shmem (kB)"),
 	ROW(K_REGION_SHMEM_PMD_KB, "shmem_pmd_kb", REGION, UINT, 0, "smaps ShmemPmdMapped (kB)"),
 	ROW(K_REGION_FILE_PMD_KB, "file_pmd_kb", REGION, UINT, 0, "smaps FilePmdMapped (kB)"),
+	ROW(K_ROLLUP_FIELD, "rss_kb", ROLLUP, UINT, 0, "smaps_rollup Rss of the process (kB)"),
+	ROW(K_ROLLUP_FIELD, "pss_kb", ROLLUP, UINT, 0, "smaps_rollup Pss (kB): one sum over every VMA, shifted once"),
+	ROW(K_ROLLUP_FIELD, "pss_dirty_kb", ROLLUP, UINT, 0, "smaps_rollup Pss_Dirty (kB)"),
+	ROW(K_ROLLUP_FIELD, "pss_anon_kb", ROLLUP, UINT, 0, "smaps_rollup Pss_Anon (kB; smaps_rollup only)"),
+	ROW(K_ROLLUP_FIELD, "pss_file_kb", ROLLUP, UINT, 0, "smaps_rollup Pss_File (kB; smaps_rollup only)"),
+	ROW(K_ROLLUP_FIELD, "pss_shmem_kb", ROLLUP, UINT, 0, "smaps_rollup Pss_Shmem (kB; smaps_rollup only)"),
+	ROW(K_ROLLUP_FIELD, "private_kb", ROLLUP, UINT, 0, "smaps_rollup Private_Clean + Private_Dirty (kB): psutil's USS"),
+	ROW(K_ROLLUP_FIELD, "shared_kb", ROLLUP, UINT, 0, "smaps_rollup Shared_Clean + Shared_Dirty (kB)"),
+	ROW(K_ROLLUP_FIELD, "private_dirty_kb", ROLLUP, UINT, 0, "smaps_rollup Private_Dirty (kB)"),
+	ROW(K_ROLLUP_FIELD, "anonymous_kb", ROLLUP, UINT, 0, "smaps_rollup Anonymous (kB)"),
+	ROW(K_ROLLUP_FIELD, "anon_huge_kb", ROLLUP, UINT, 0, "smaps_rollup AnonHugePages (kB)"),
+	ROW(K_ROLLUP_FIELD, "shmem_pmd_kb", ROLLUP, UINT, 0, "smaps_rollup ShmemPmdMapped (kB)"),
+	ROW(K_ROLLUP_FIELD, "file_pmd_kb", ROLLUP, UINT, 0, "smaps_rollup FilePmdMapped (kB)"),
+	ROW(K_ROLLUP_FIELD, "shared_hugetlb_kb", ROLLUP, UINT, 0, "smaps_rollup Shared_Hugetlb (kB)"),
+	ROW(K_ROLLUP_FIELD, "private_hugetlb_kb", ROLLUP, UINT, 0, "smaps_rollup Private_Hugetlb (kB)"),
 	ROW(K_REGION_KPAGECOUNT, "kpagecount", REGION, UINT, FSIM_KEY_INDEXED, "/proc/kpagecount of the page at byte offset OFF"),
 	ROW(K_REGION_EXCLUSIVE, "exclusive", REGION, BOOL, FSIM_KEY_INDEXED, "pagemap bit 56 of the page at OFF"),
 	ROW(K_REGION_ORDER, "order", REGION, UINT, FSIM_KEY_INDEXED, "order of the folio holding the page at OFF (or none)"),
@@ -120,7 +132,7 @@ bool fsim_expect_key_in_mode(const struct fsim_expect_key *key, enum fsim_mode m
 const char *fsim_expect_target_name(enum fsim_expect_target target)
 {
 	static const char *const names[FSIM_EXPECT_NR_TARGETS] = {
-		"folio", "stats", "thp", "vmstat", "meminfo", "region" };
+		"folio", "stats", "thp", "vmstat", "meminfo", "region", "rollup" };
 
 	return (unsigned int)target < FSIM_EXPECT_NR_TARGETS ? names[target] : "?";
 }

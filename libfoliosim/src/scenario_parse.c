@@ -544,6 +544,10 @@ static bool check_expect_target(struct parser *p, struct stmt *st)
 		return perr(p, "expect takes one target");
 	if (!scn_is_ident(t))
 		return perr(p, "'%s' is not a name", t);
+	if (is_process(p->cur, t)) {	/* the process's smaps_rollup */
+		p->cur->has_processes = true;
+		return check_expect_args(p, st, FSIM_EXPECT_ROLLUP, "expect PROCESS");
+	}
 	return check_expect_args(p, st, FSIM_EXPECT_FOLIO, "expect FOLIO");
 }
 
@@ -806,7 +810,8 @@ static int declare_name(struct parser *p, const char *name, unsigned char kind)
 }
 
 /* The target of expect T ... (check_expect_target() accepted it). */
-static enum fsim_expect_target expect_target(const struct stmt *st)
+static enum fsim_expect_target expect_target(const struct scenario *sc,
+					    const struct stmt *st)
 {
 	static const struct { const char *word; enum fsim_expect_target t; } groups[] = {
 		{ "stats", FSIM_EXPECT_STATS }, { "thp", FSIM_EXPECT_THP },
@@ -816,6 +821,8 @@ static enum fsim_expect_target expect_target(const struct stmt *st)
 
 	if (st->nwords == 2)
 		return FSIM_EXPECT_REGION;
+	if (is_process(sc, st->words[0]))
+		return FSIM_EXPECT_ROLLUP;
 	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
 		if (!strcmp(st->words[0], groups[i].word))
 			return groups[i].t;
@@ -892,10 +899,11 @@ static bool resolve_op(struct parser *p, struct stmt *st)
 	op->name_index = op->mm_index = op->src_index = op->child_index = -1;
 	if (st->kind == ST_EXPECT) {
 		op->op = FSIM_OP_EXPECT;
-		op->target = expect_target(st);
+		op->target = expect_target(p->cur, st);
 		if (op->target == FSIM_EXPECT_THP)
 			fill_keys(st, keys_expect_thp, pmd_order, op);
-		if (op->target == FSIM_EXPECT_FOLIO || op->target == FSIM_EXPECT_REGION)
+		if (op->target == FSIM_EXPECT_FOLIO || op->target == FSIM_EXPECT_REGION ||
+		    op->target == FSIM_EXPECT_ROLLUP)
 			op->name = st->words[0];
 		if (op->target == FSIM_EXPECT_REGION)
 			op->region = st->words[1];

@@ -101,6 +101,7 @@ enum fsim_expect_target {
 	FSIM_EXPECT_VMSTAT,	/* expect vmstat key=... (deltas) */
 	FSIM_EXPECT_MEMINFO,	/* expect meminfo key=... (deltas, kB) */
 	FSIM_EXPECT_REGION,	/* expect P R key=... (what /proc shows of a region) */
+	FSIM_EXPECT_ROLLUP,	/* expect P key=... (/proc/P/smaps_rollup) */
 	FSIM_EXPECT_NR_TARGETS
 };
 
@@ -135,7 +136,7 @@ FSIM_API const struct fsim_expect_key *fsim_expect_key_find(enum fsim_expect_tar
  *  ask the mode's kernel). */
 FSIM_API bool fsim_expect_key_in_mode(const struct fsim_expect_key *key,
 				      enum fsim_mode mode);
-/** "folio", "stats", "thp", "vmstat", "meminfo", "region". */
+/** "folio", "stats", "thp", "vmstat", "meminfo", "region", "rollup". */
 FSIM_API const char *fsim_expect_target_name(enum fsim_expect_target target);
 
 /* ------------------------------------------------------------------ */
