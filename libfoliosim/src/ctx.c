@@ -363,6 +363,10 @@ const char *fsim_errname(int err)
 		return "ENOMEM";
 	case -EFAULT:
 		return "EFAULT";
+	case -EEXIST:
+		return "EEXIST";
+	case -EOPNOTSUPP:
+		return "EOPNOTSUPP";
 	default:
 		return "E?";
 	}

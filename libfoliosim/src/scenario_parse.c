@@ -207,7 +207,7 @@ static bool parse_arg(struct parser *p, const char *tok, struct arg *a)
 }
 
 /* Value kinds of keys. */
-enum vkind { V_UINT, V_SIZE, V_BOOL, V_IDENT, V_LEVEL, V_ERRNO, V_SLOT, V_SINT };
+enum vkind { V_UINT, V_SIZE, V_BOOL, V_IDENT, V_LEVEL, V_ERRNO, V_SLOT, V_SINT, V_PROT };
 
 /*
  * One row per key of a statement: its value kind, whether it takes a page
@@ -264,6 +264,10 @@ static bool check_value(struct parser *p, const struct keyspec *ks, const struct
 	case V_LEVEL:
 		if (strcmp(v, "pte") && strcmp(v, "pmd") && strcmp(v, "pud"))
 			return perr(p, "level: '%s' is not pte, pmd or pud", v);
+		return true;
+	case V_PROT:
+		if (strcmp(v, "none") && strcmp(v, "read") && strcmp(v, "rw"))
+			return perr(p, "prot: '%s' is not none, read or rw", v);
 		return true;
 	case V_ERRNO:
 		if (!scn_parse_errno(v))
@@ -370,6 +374,12 @@ static const struct keyspec keys_range_opt[] = {
 static const struct keyspec keys_range[] = {
 	KEY("off", V_SIZE, true, off, 0), KEY("len", V_SIZE, true, len, 0),
 	KEY_END };
+static const struct keyspec keys_mprotect[] = {
+	KEY("off", V_SIZE, true, off, 0), KEY("len", V_SIZE, true, len, 0),
+	KEY("prot", V_PROT, true, prot, 0), KEY_END };
+static const struct keyspec keys_mremap[] = {
+	KEY("to", V_IDENT, true, to, 0), KEY("keep_pmd", V_BOOL, false, keep_pmd, 1),
+	KEY_END };
 static const struct keyspec keys_none[] = { KEY_END };
 
 struct stmt_spec {
@@ -405,6 +415,8 @@ static const struct stmt_spec proc_specs[] = {
 	{ "munmap", ST_PROC_OP, FSIM_OP_MUNMAP, 1, 1, keys_range },
 	{ "dontneed", ST_PROC_OP, FSIM_OP_DONTNEED, 1, 1, keys_range },
 	{ "exit", ST_PROC_OP, FSIM_OP_EXIT, 0, 0, keys_none },
+	{ "mprotect", ST_PROC_OP, FSIM_OP_MPROTECT, 1, 1, keys_mprotect },
+	{ "mremap", ST_PROC_OP, FSIM_OP_MREMAP, 1, 1, keys_mremap },
 	{ NULL, 0, 0, 0, 0, NULL } };
 
 static const struct stmt_spec *find_spec(const struct stmt_spec *s, const char *name)
@@ -784,6 +796,10 @@ static void fill_keys(const struct stmt *st, const struct keyspec *ks,
 			break;
 		case V_ERRNO:
 			*(int *)(void *)field = a ? scn_parse_errno(a->value) : 0;
+			break;
+		case V_PROT:	/* PROT_READ 1, PROT_WRITE 2, as FSIM_PROT_* */
+			*(uint64_t *)(void *)field = !a || !strcmp(a->value, "none") ? 0 :
+						     !strcmp(a->value, "read") ? 1 : 3;
 			break;
 		}
 	}

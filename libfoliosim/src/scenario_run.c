@@ -154,6 +154,11 @@ static const char *proc_err(int err)
 		return "the region exists already";
 	case -EINVAL:
 		return "bad region, size, order or range (page-aligned, inside the region)";
+	case -EOPNOTSUPP:
+		return "a fault in a region mremap() moved off its alignment (not modelled: "
+		       "write the scenario so that such faults find their pages mapped)";
+	case -ENOMEM:
+		return "a hole in the range (or no memory)";
 	default:
 		return fsim_errname(err);
 	}
@@ -197,6 +202,13 @@ static bool run_process_op(struct run *r, const struct stmt *st)
 		break;
 	case FSIM_OP_DONTNEED:
 		err = fsim_process_dontneed(p, op->region, op->off, op->len);
+		break;
+	case FSIM_OP_MPROTECT:
+		err = fsim_process_mprotect(p, op->region, op->off, op->len,
+					    (unsigned int)op->prot);
+		break;
+	case FSIM_OP_MREMAP:
+		err = fsim_process_mremap(p, op->region, op->to, op->keep_pmd);
 		break;
 	case FSIM_OP_FORK:
 		err = fsim_process_fork(p, &child);

@@ -36,7 +36,7 @@ struct region *find_region(const struct fsim_process *p, const char *name)
 }
 
 /* Page range of a byte range: page-aligned and inside the region. */
-static int page_range(const struct fsim_process *p, const struct region *r,
+int page_range(const struct fsim_process *p, const struct region *r,
 		      uint64_t off, uint64_t len, unsigned long *a, unsigned long *b)
 {
 	const unsigned int shift = p->ctx->arch.page_shift;
@@ -114,7 +114,7 @@ static void shm_put(struct shm_object *shm)
 	free(shm);
 }
 
-static void region_free(struct region *r)
+void region_free(struct region *r)
 {
 	shm_put(r->shm);
 	free(r->name);
@@ -170,7 +170,7 @@ void region_link(struct fsim_process *p, struct region *r, unsigned int order)
 {
 	r->order = order;
 	r->pmd_shift = p->ctx->arch.pmd_order;
-	memset(r->live, 1, r->npages);
+	memset(r->live, VMA_LIVE | FSIM_PROT_READ | FSIM_PROT_WRITE, r->npages);
 	r->next = p->regions;
 	p->regions = r;
 }
@@ -281,7 +281,7 @@ static void zap_hugetlb(struct fsim_process *p, struct region *r, unsigned long 
 
 /* zap_pte_range()/zap_huge_pmd() over pages [a, b): PMDs cut in part are
  * split first; consecutive PTEs of one folio go in one batched call. */
-static void zap_range(struct fsim_process *p, struct region *r, unsigned long a,
+void zap_range(struct fsim_process *p, struct region *r, unsigned long a,
 		      unsigned long b)
 {
 	const unsigned long n = pmd_nr(p);
@@ -329,7 +329,7 @@ static void zap_range(struct fsim_process *p, struct region *r, unsigned long a,
 	}
 }
 
-static int live_range(const struct region *r, unsigned long a, unsigned long b)
+int live_range(const struct region *r, unsigned long a, unsigned long b)
 {
 	unsigned long i;
 
@@ -397,9 +397,9 @@ bool range_none(const struct region *r, unsigned long a, unsigned long n)
 	if (a + n > r->npages)
 		return false;
 	for (i = a; i < a + n; i++)
-		if (!r->live[i] || r->e[i].folio || r->e[i].zero)
+		if (r->live[i] != r->live[a] || r->e[i].folio || r->e[i].zero)
 			return false;
-	return true;
+	return r->live[a] != 0;
 }
 
 void set_entries(struct region *r, unsigned long a, unsigned long n,
@@ -493,13 +493,13 @@ static unsigned long fault_around_pages(const struct fsim_process *p)
 	return shift < 16 ? (65536ul >> shift) : 1;
 }
 
-/* The VMA around page @i: the run of live pages [*s, *e). */
+/* The VMA around page @i: the run [*s, *e) of pages with its live value. */
 void vma_bounds(const struct region *r, unsigned long i, unsigned long *s,
 		       unsigned long *e)
 {
-	for (*s = i; *s > 0 && r->live[*s - 1]; (*s)--)
+	for (*s = i; *s > 0 && r->live[*s - 1] == r->live[i]; (*s)--)
 		;
-	for (*e = i + 1; *e < r->npages && r->live[*e]; (*e)++)
+	for (*e = i + 1; *e < r->npages && r->live[*e] == r->live[i]; (*e)++)
 		;
 }
 
@@ -781,6 +781,16 @@ static int hugetlb_access(struct fsim_process *p, struct region *r,
 	return err;
 }
 
+/* A fault the model cannot place: in a region mremap() moved off its
+ * alignment, where a large folio's or fault-around's place depends on the
+ * virtual address, which the model does not keep. */
+static bool unplaceable_fault(const struct region *r, const struct pte_entry *e)
+{
+	if (!r->misaligned || e->folio || e->zero)
+		return false;
+	return r->order > 0 || r->shm != NULL;
+}
+
 static int access_page(struct fsim_process *p, struct region *r, unsigned long i,
 		       bool write)
 {
@@ -826,6 +836,14 @@ int fsim_process_access(struct fsim_process *p, const char *name, uint64_t off,
 
 	if (!err)
 		err = live_range(r, a, b);
+	/* a page the VMA's protection forbids: SIGSEGV; a fault the model
+	 * cannot place: refused before any page is touched */
+	for (i = a; !err && i < b; i++) {
+		if (!(r->live[i] & (write ? FSIM_PROT_WRITE : FSIM_PROT_READ)))
+			err = -EFAULT;
+		else if (unplaceable_fault(r, &r->e[i]))
+			err = -EOPNOTSUPP;
+	}
 	for (i = a; !err && i < b; i++)
 		err = access_page(p, r, i, write);
 	return err;
@@ -914,6 +932,7 @@ static int copy_region(struct fsim_process *parent, struct fsim_process *child,
 	child->regions = dst;
 	dst->hugetlb = src->hugetlb;
 	dst->anon_vma = src->anon_vma;	/* anon_vma_fork() */
+	dst->misaligned = src->misaligned;
 	if (src->file) {
 		dst->file = true;
 		dst->shm = src->shm;
@@ -1049,9 +1068,11 @@ int fsim_process_smaps_kb(const struct fsim_process *p, const char *name,
 			i++;
 			continue;
 		}
-		/* One VMA: a maximal run of live pages (show_smap()). */
+		/* One VMA: a maximal run of one live value (show_smap()). */
+		const unsigned char vma = r->live[i];
+
 		memset(&v, 0, sizeof(v));
-		for (; i < r->npages && r->live[i]; i++) {
+		for (; i < r->npages && r->live[i] == vma; i++) {
 			const struct pte_entry *e = &r->e[i];
 
 			if (!e->folio)

@@ -25,6 +25,11 @@ struct shm_object {
 	struct shm_object *next;	/* the context's list of files */
 };
 
+/* r->live[i]: 0 outside every VMA, else VMA_LIVE | the VMA's FSIM_PROT_*
+ * bits.  A VMA is a maximal run of pages of one such value: munmap() and
+ * mprotect() split VMAs, mprotect() merges them again (vma_merge()). */
+#define VMA_LIVE 0x80
+
 /* One page of a region: what its PTE (or the PMD covering it) maps. */
 struct pte_entry {
 	struct fsim_folio *folio;	/* NULL: none or the zeropage */
@@ -39,10 +44,11 @@ struct region {
 	bool shmem;			/* MAP_SHARED: pages from r->shm */
 	bool file;			/* MAP_PRIVATE of the file r->shm */
 	bool anon_vma;			/* an anon page was ever mapped here */
+	bool misaligned;		/* moved off its folio alignment (mremap) */
 	bool hugetlb;			/* MAP_HUGETLB: order is the hstate's */
 	unsigned int order;
 	unsigned long npages;
-	unsigned char *live;		/* the page is inside a VMA */
+	unsigned char *live;		/* VMA_LIVE | prot: inside a VMA */
 	/* Per PMD-sized chunk: a PTE table is installed, so the PMD is not
 	 * pmd_none() and no PMD can be faulted in there (6.12 has no
 	 * CONFIG_PT_RECLAIM: only munmap of the whole chunk frees it). */
@@ -80,6 +86,13 @@ struct region *region_alloc(const char *name, unsigned long npages,
 			    unsigned long pmd_pages);
 void region_link(struct fsim_process *p, struct region *r, unsigned int order);
 struct region *find_region(const struct fsim_process *p, const char *name);
+
+int live_range(const struct region *r, unsigned long a, unsigned long b);
+int page_range(const struct fsim_process *p, const struct region *r,
+	       uint64_t off, uint64_t len, unsigned long *a, unsigned long *b);
+void zap_range(struct fsim_process *p, struct region *r, unsigned long a,
+	       unsigned long b);
+void region_free(struct region *r);
 
 /* vm_file.c */
 int file_access(struct fsim_process *p, struct region *r, unsigned long i, bool write);

@@ -59,6 +59,24 @@ FSIM_API int fsim_process_mmap_hugetlb(struct fsim_process *p, const char *regio
 FSIM_API int fsim_process_mmap_file(struct fsim_process *p, const char *region,
 				    uint64_t size, const char *file, bool tmpfs,
 				    unsigned int order);
+/** Protection bits of fsim_process_mprotect() (PROT_READ, PROT_WRITE). */
+#define FSIM_PROT_READ	0x1u
+#define FSIM_PROT_WRITE	0x2u
+/** mprotect() of a page-aligned range of the region to @prot (FSIM_PROT_*
+ *  bits; 0 is PROT_NONE; write implies read, as on x86): VMAs split at the
+ *  range's ends, a PMD mapping cut there is split first
+ *  (vma_adjust_trans_huge()); pages stay mapped.  -ENOMEM on a hole. */
+FSIM_API int fsim_process_mprotect(struct fsim_process *p, const char *region,
+				   uint64_t off, uint64_t len, unsigned int prot);
+/** mremap(MREMAP_MAYMOVE|MREMAP_FIXED) of the whole region, one VMA, to a
+ *  new place that becomes region @to (@region is left empty).  @keep_pmd:
+ *  the new place keeps the offset within a PMD, so PMD mappings move whole
+ *  (move_huge_pmd()); else it is one page further, so they are split
+ *  (split_huge_pmd(): anon PTE-mapped, file and shmem zapped).  A moved
+ *  off-alignment region refuses later faults that would need a large folio
+ *  (-EOPNOTSUPP: not modelled).  -EFAULT if the region is not one VMA. */
+FSIM_API int fsim_process_mremap(struct fsim_process *p, const char *region,
+				 const char *to, bool keep_pmd);
 /** The region's size in bytes as mmap()ed (munmap leaves holes in it). */
 FSIM_API int fsim_process_region_size(const struct fsim_process *p,
 				      const char *region, uint64_t *bytes);

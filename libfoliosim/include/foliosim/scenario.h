@@ -156,6 +156,7 @@ enum fsim_op {
 	/* process level: "process P", then "P verb ..." */
 	FSIM_OP_PROCESS, FSIM_OP_MMAP, FSIM_OP_TOUCH, FSIM_OP_READ,
 	FSIM_OP_FORK, FSIM_OP_MUNMAP, FSIM_OP_DONTNEED, FSIM_OP_EXIT,
+	FSIM_OP_MPROTECT, FSIM_OP_MREMAP,
 };
 
 /** touch/read without len=: from off to the end of the region. */
@@ -202,6 +203,11 @@ struct fsim_stmt_op {
 	/* P mmap R size=S file=F [shmem] [order=K]: MAP_PRIVATE of file F
 	 * (kind FSIM_KIND_FILE, or FSIM_KIND_SHMEM for a file on tmpfs) */
 	const char *file;		/* NULL: anonymous memory */
+	/* P mprotect R off=O len=L prot=none|read|rw */
+	uint64_t prot;			/* FSIM_PROT_* bits (process.h) */
+	/* P mremap R to=D [keep_pmd=yes|no] */
+	const char *to;			/* the region the move creates */
+	bool keep_pmd;			/* default yes: PMD mappings move whole */
 };
 
 /** The resolved form of statement @k of scenario @i.  0, or -EINVAL if out
