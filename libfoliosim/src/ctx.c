@@ -365,6 +365,8 @@ const char *fsim_errname(int err)
 		return "EFAULT";
 	case -EEXIST:
 		return "EEXIST";
+	case -EAGAIN:
+		return "EAGAIN";
 	case -EOPNOTSUPP:
 		return "EOPNOTSUPP";
 	default:

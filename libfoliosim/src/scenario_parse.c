@@ -113,7 +113,7 @@ int scn_parse_errno(const char *s)
 {
 	static const struct { const char *name; int err; } names[] = {
 		{ "EBUSY", EBUSY }, { "EINVAL", EINVAL }, { "EOVERFLOW", EOVERFLOW },
-		{ "ENOSPC", ENOSPC },
+		{ "ENOSPC", ENOSPC }, { "EAGAIN", EAGAIN }, { "ENOMEM", ENOMEM },
 	};
 	size_t i;
 
@@ -271,7 +271,8 @@ static bool check_value(struct parser *p, const struct keyspec *ks, const struct
 		return true;
 	case V_ERRNO:
 		if (!scn_parse_errno(v))
-			return perr(p, "fails: '%s' is not EBUSY, EINVAL, EOVERFLOW or ENOSPC", v);
+			return perr(p, "fails: '%s' is not EBUSY, EINVAL, EOVERFLOW, ENOSPC, "
+				    "EAGAIN or ENOMEM", v);
 		return true;
 	case V_SLOT:
 		colon = strchr(v, ':');
@@ -380,6 +381,10 @@ static const struct keyspec keys_mprotect[] = {
 static const struct keyspec keys_mremap[] = {
 	KEY("to", V_IDENT, true, to, 0), KEY("keep_pmd", V_BOOL, false, keep_pmd, 1),
 	KEY_END };
+/* MADV_COLLAPSE may fail as the kernel says (madvise_collapse_errno()). */
+static const struct keyspec keys_collapse[] = {
+	KEY("off", V_SIZE, false, off, 0), KEY("len", V_SIZE, false, len, FSIM_LEN_TO_END),
+	KEY("fails", V_ERRNO, false, fails, 0), KEY_END };
 static const struct keyspec keys_none[] = { KEY_END };
 
 struct stmt_spec {
@@ -417,6 +422,7 @@ static const struct stmt_spec proc_specs[] = {
 	{ "exit", ST_PROC_OP, FSIM_OP_EXIT, 0, 0, keys_none },
 	{ "mprotect", ST_PROC_OP, FSIM_OP_MPROTECT, 1, 1, keys_mprotect },
 	{ "mremap", ST_PROC_OP, FSIM_OP_MREMAP, 1, 1, keys_mremap },
+	{ "collapse", ST_PROC_OP, FSIM_OP_COLLAPSE, 1, 1, keys_collapse },
 	{ NULL, 0, 0, 0, 0, NULL } };
 
 static const struct stmt_spec *find_spec(const struct stmt_spec *s, const char *name)

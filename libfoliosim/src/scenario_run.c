@@ -210,6 +210,18 @@ static bool run_process_op(struct run *r, const struct stmt *st)
 	case FSIM_OP_MREMAP:
 		err = fsim_process_mremap(p, op->region, op->to, op->keep_pmd);
 		break;
+	case FSIM_OP_COLLAPSE:
+		if (!region_bytes(r, p, op->region, &bytes))
+			return false;
+		if (len == FSIM_LEN_TO_END)
+			len = bytes > op->off ? bytes - op->off : 0;
+		err = fsim_process_collapse(p, op->region, op->off, len);
+		if (op->fails && err == op->fails)
+			return true;
+		if (op->fails)
+			return fail(r, "%s collapse: expected %s, got %s", op->name,
+				    fsim_errname(op->fails), fsim_errname(err));
+		break;
 	case FSIM_OP_FORK:
 		err = fsim_process_fork(p, &child);
 		if (!err && !declare(r, op->child, SYM_PROCESS, child)) {

@@ -77,6 +77,18 @@ FSIM_API int fsim_process_mprotect(struct fsim_process *p, const char *region,
  *  (-EOPNOTSUPP: not modelled).  -EFAULT if the region is not one VMA. */
 FSIM_API int fsim_process_mremap(struct fsim_process *p, const char *region,
 				 const char *to, bool keep_pmd);
+/** madvise(MADV_COLLAPSE) of a page-aligned range of an anonymous region:
+ *  each PMD-aligned PMD-sized chunk in it with a PTE table, a writable PTE
+ *  and no pinned page is copied into a new THP mapped by a PMD (none and
+ *  zero PTEs become new pages).  -EINVAL for a region of order 0 or 1
+ *  (the guest madvises those MADV_NOHUGEPAGE, which MADV_COLLAPSE obeys),
+ *  a hugetlb region, a chunk never touched (no PMD, no table) or one whose
+ *  pages are all write-protected (shared since a fork); -EAGAIN for a pin;
+ *  -EOPNOTSUPP (not modelled) for shmem and file regions (collapse_file()),
+ *  a range over several VMAs, a region mremap() moved off its alignment.
+ *  Chunks before a failing one stay collapsed, as in the kernel. */
+FSIM_API int fsim_process_collapse(struct fsim_process *p, const char *region,
+				   uint64_t off, uint64_t len);
 /** The region's size in bytes as mmap()ed (munmap leaves holes in it). */
 FSIM_API int fsim_process_region_size(const struct fsim_process *p,
 				      const char *region, uint64_t *bytes);
