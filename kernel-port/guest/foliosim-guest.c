@@ -156,7 +156,10 @@ static char *reserve_guarded(size_t size, size_t align)
 static char *map_aligned_fd(size_t size, unsigned int req, unsigned int order, bool guard,
 			    int fd)
 {
-	const size_t align = PAGE << order;
+	/* At least PMD-aligned, as the model places every region: its page
+	 * tables, fault-around windows and MADV_COLLAPSE chunks start at the
+	 * region's start. */
+	const size_t align = order > 9 ? PAGE << order : PMD_BYTES;
 	const int flags = ((req & MAP_REQ_SHMEM) ? MAP_SHARED : MAP_PRIVATE) |
 			  (fd < 0 ? MAP_ANONYMOUS : 0) |
 			  ((req & MAP_REQ_HUGETLB) ? MAP_HUGETLB : 0);

@@ -59,7 +59,8 @@ void fsim_ctx_destroy(struct fsim_ctx *ctx)
 {
 	if (!ctx)
 		return;
-	vm_files_destroy(ctx);
+	if (ctx->files_destroy)
+		ctx->files_destroy(ctx);
 	while (ctx->folios) {
 		struct fsim_folio *f = ctx->folios;
 

@@ -135,7 +135,10 @@ struct fsim_ctx {
 	fsim_sched_hook_t sched_hook;	/* deterministic interleavings */
 	void *sched_arg;
 
-	struct shm_object *files;	/* named files (vm_file.c) */
+	/* Named files (vm_file.c), which frees them through the hook it
+	 * sets: the context sits below the process layer. */
+	struct shm_object *files;
+	void (*files_destroy)(struct fsim_ctx *ctx);
 };
 
 struct fsim_mm {
@@ -359,9 +362,6 @@ struct consumer_inputs {
 	int64_t pm_rss_kb, pm_pss_kb, pm_uss_kb;	/* pagemap + kpagecount */
 	int64_t exclusive_pages;			/* pagemap bit 56 */
 };
-
-/* vm_file.c: frees the named files' page caches (not their folios). */
-void vm_files_destroy(struct fsim_ctx *ctx);
 
 /* smaps.c: show_smap() / show_smaps_rollup() print one accumulator in kB
  * (Pss shifted by PSS_SHIFT too); adds those figures to @out. */

@@ -31,6 +31,18 @@ static void file_free(struct shm_object *f)
 	free(f);
 }
 
+/* The files' page caches go with the context (their folios are freed with
+ * the context's other folios). */
+static void vm_files_destroy(struct fsim_ctx *ctx)
+{
+	while (ctx->files) {
+		struct shm_object *f = ctx->files;
+
+		ctx->files = f->next;
+		file_free(f);
+	}
+}
+
 /* A new empty file of @npages pages (open(O_CREAT) + ftruncate()). */
 static struct shm_object *file_create(struct fsim_ctx *ctx, const char *name,
 				      unsigned long npages, enum fsim_kind kind,
@@ -53,19 +65,8 @@ static struct shm_object *file_create(struct fsim_ctx *ctx, const char *name,
 	f->order = order;
 	f->next = ctx->files;
 	ctx->files = f;
+	ctx->files_destroy = vm_files_destroy;
 	return f;
-}
-
-/* The files' page caches go with the context (their folios are freed with
- * the context's other folios). */
-void vm_files_destroy(struct fsim_ctx *ctx)
-{
-	while (ctx->files) {
-		struct shm_object *f = ctx->files;
-
-		ctx->files = f->next;
-		file_free(f);
-	}
 }
 
 int fsim_process_mmap_file(struct fsim_process *p, const char *name, uint64_t size,

@@ -65,7 +65,14 @@ struct fsim_process {
 	struct region *regions;
 };
 
+/* vm_pt.c */
 unsigned long pmd_nr(const struct fsim_process *p);
+unsigned long entry_pages(const struct fsim_process *p, const struct pte_entry *e);
+enum fsim_level hugetlb_entry_level(const struct fsim_process *p,
+				    const struct region *r);
+int map_new_folio(struct fsim_process *p, struct region *r, unsigned long a,
+		  struct fsim_folio *f, enum fsim_level level, bool writable,
+		  bool dirty);
 void clear_entry(struct pte_entry *e);
 void put_if_unused(struct fsim_folio *f);
 void set_entries(struct region *r, unsigned long a, unsigned long n,
