@@ -31,6 +31,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -270,6 +271,18 @@ static void worker_mremap(const char *line, char *reply, size_t len)
 
 static int worker_command(char *line, char *reply, size_t len, const char *dir);
 
+/* Workers run on CPU 0 only: MADV_PAGEOUT's lru_add_drain() drains this
+ * CPU's batch of new folios, so every folio a worker faulted is on the LRU
+ * when it asks (a folio still in another CPU's batch would be skipped). */
+static void pin_to_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	sched_setaffinity(0, sizeof(set), &set);
+}
+
 /* The worker's own FIFOs; a forked child closes its parent's first. */
 static FILE *worker_in, *worker_out;
 
@@ -283,6 +296,7 @@ void worker_loop(const char *dir, const char *name)
 		fclose(worker_out);
 	/* Children of workers are reaped by the kernel: no zombies pile up. */
 	signal(SIGCHLD, SIG_IGN);
+	pin_to_cpu0();
 	fifo_names(dir, name, cmd, rsp);
 	worker_in = fopen(cmd, "r");
 	worker_out = worker_in ? fopen(rsp, "w") : NULL;
@@ -361,6 +375,9 @@ static int worker_command(char *line, char *reply, size_t len, const char *dir)
 			snprintf(reply, len, "err %d", errno);
 	} else if (!strcmp(verb, "dontneed")) {
 		if (madvise(r->addr + a, (size_t)b, MADV_DONTNEED))
+			snprintf(reply, len, "err %d", errno);
+	} else if (!strcmp(verb, "pageout")) {
+		if (madvise(r->addr + a, (size_t)b, MADV_PAGEOUT))
 			snprintf(reply, len, "err %d", errno);
 	} else if (!strcmp(verb, "collapse")) {
 		if (madvise(r->addr + a, (size_t)b, MADV_COLLAPSE))
@@ -1187,7 +1204,7 @@ static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_op *op,
 			wait_mm_gone(p->pid);
 		err = fsim_process_exit(p->model);
 		break;
-	default:	/* touch, read, munmap, dontneed: a range of a region */
+	default:	/* touch, read, munmap, dontneed, pageout: a range of a region */
 		if (!(r = find_cregion(p, region)))
 			return fail(s, FSIM_FAIL, "unknown region %s", region);
 		len = op->len;
@@ -1203,6 +1220,8 @@ static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_op *op,
 				return check_orders(s, p, region, op->off, len);
 		} else if (op->op == FSIM_OP_MUNMAP) {
 			err = fsim_process_munmap(p->model, region, op->off, len);
+		} else if (op->op == FSIM_OP_PAGEOUT) {
+			err = fsim_process_pageout(p->model, region, op->off, len);
 		} else {
 			err = fsim_process_dontneed(p->model, region, op->off, len);
 		}
@@ -1236,6 +1255,7 @@ static const struct smaps_field {
 	{ "pss_shmem_kb", offsetof(struct smaps_vma, pss_shmem) },
 	{ "shmem_pmd_kb", offsetof(struct smaps_vma, shmem_pmd) },
 	{ "file_pmd_kb", offsetof(struct smaps_vma, file_pmd) },
+	{ "swap_kb", offsetof(struct smaps_vma, swap) },
 };
 
 static const struct smaps_field *smaps_field(const char *key)
@@ -1649,6 +1669,7 @@ static int run_scenario(struct scenario_run *s)
 		case FSIM_OP_MPROTECT:
 		case FSIM_OP_MREMAP:
 		case FSIM_OP_COLLAPSE:
+		case FSIM_OP_PAGEOUT:
 		case FSIM_OP_EXIT:
 			for (rep = 0; ok && rep < op.repeat; rep++)
 				ok = do_process_op(s, &op, v.keyword);

@@ -101,6 +101,7 @@ static const struct {
 	{ "FilePmdMapped", offsetof(struct smaps_vma, file_pmd) },
 	{ "Shared_Hugetlb", offsetof(struct smaps_vma, shared_hugetlb) },
 	{ "Private_Hugetlb", offsetof(struct smaps_vma, private_hugetlb) },
+	{ "Swap", offsetof(struct smaps_vma, swap) },
 };
 
 #define NR_SMAPS_LINES (sizeof(smaps_lines) / sizeof(smaps_lines[0]))

@@ -61,7 +61,7 @@ struct smaps_vma {
 	long long rss, pss, private_kb, shared_kb, anon_huge;
 	long long shared_hugetlb, private_hugetlb;
 	long long pss_dirty, private_dirty, anonymous;
-	long long pss_anon, pss_file, pss_shmem, shmem_pmd, file_pmd;
+	long long pss_anon, pss_file, pss_shmem, shmem_pmd, file_pmd, swap;
 };
 
 /* Reads the whole file at @path into *@buf (grown as needed, NUL ended);

@@ -42,6 +42,7 @@ void consumer_inputs_add_raw(struct consumer_inputs *in, const struct fsim_smaps
 	in->raw.file_thp += v->file_thp;
 	in->raw.shared_hugetlb += v->shared_hugetlb;
 	in->raw.private_hugetlb += v->private_hugetlb;
+	in->raw.swap += v->swap;
 }
 
 /* One region's smaps in kB (its VMAs already shifted one by one): what a

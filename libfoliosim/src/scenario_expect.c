@@ -271,6 +271,7 @@ static const struct smaps_kb_key {
 	{ "pss_shmem_kb", offsetof(struct fsim_smaps_kb, pss_shmem) },
 	{ "shmem_pmd_kb", offsetof(struct fsim_smaps_kb, shmem_pmd) },
 	{ "file_pmd_kb", offsetof(struct fsim_smaps_kb, file_pmd) },
+	{ "swap_kb", offsetof(struct fsim_smaps_kb, swap) },
 };
 
 /* The smaps field key @name prints, or false if it prints none. */

@@ -66,6 +66,8 @@ static const struct key_def key_defs[] = {
 	ROW(K_REGION_ANONYMOUS_KB, "anonymous_kb", REGION, UINT, 0, "smaps Anonymous (kB)"),
 	ROW(K_REGION_SHMEM_PMD_KB, "shmem_pmd_kb", REGION, UINT, 0, "smaps ShmemPmdMapped (kB)"),
 	ROW(K_REGION_FILE_PMD_KB, "file_pmd_kb", REGION, UINT, 0, "smaps FilePmdMapped (kB)"),
+	ROW(K_REGION_SWAP_KB, "swap_kb", REGION, UINT, 0, "smaps Swap (kB): pages MADV_PAGEOUT swapped out"),
+	ROW(K_ROLLUP_FIELD, "swap_kb", ROLLUP, UINT, 0, "smaps_rollup Swap (kB)"),
 	ROW(K_ROLLUP_FIELD, "rss_kb", ROLLUP, UINT, 0, "smaps_rollup Rss of the process (kB)"),
 	ROW(K_ROLLUP_FIELD, "pss_kb", ROLLUP, UINT, 0, "smaps_rollup Pss (kB): one sum over every VMA, shifted once"),
 	ROW(K_ROLLUP_FIELD, "pss_dirty_kb", ROLLUP, UINT, 0, "smaps_rollup Pss_Dirty (kB)"),

@@ -155,8 +155,9 @@ static const char *proc_err(int err)
 	case -EINVAL:
 		return "bad region, size, order or range (page-aligned, inside the region)";
 	case -EOPNOTSUPP:
-		return "a fault in a region mremap() moved off its alignment (not modelled: "
-		       "write the scenario so that such faults find their pages mapped)";
+		return "EOPNOTSUPP: a case the model does not cover (see process.h: faults "
+		       "in a region mremap() moved off its alignment, swap entries across "
+		       "fork, MADV_PAGEOUT of a folio it cuts or shares, collapse of shmem)";
 	case -ENOMEM:
 		return "a hole in the range (or no memory)";
 	default:
@@ -209,6 +210,13 @@ static bool run_process_op(struct run *r, const struct stmt *st)
 		break;
 	case FSIM_OP_MREMAP:
 		err = fsim_process_mremap(p, op->region, op->to, op->keep_pmd);
+		break;
+	case FSIM_OP_PAGEOUT:
+		if (!region_bytes(r, p, op->region, &bytes))
+			return false;
+		if (len == FSIM_LEN_TO_END)
+			len = bytes > op->off ? bytes - op->off : 0;
+		err = fsim_process_pageout(p, op->region, op->off, len);
 		break;
 	case FSIM_OP_COLLAPSE:
 		if (!region_bytes(r, p, op->region, &bytes))

@@ -88,4 +88,5 @@ void smaps_kb_add(struct fsim_smaps_kb *out, const struct fsim_smaps *v)
 	out->file_pmd += v->file_thp >> 10;
 	out->shared_hugetlb += v->shared_hugetlb >> 10;
 	out->private_hugetlb += v->private_hugetlb >> 10;
+	out->swap += v->swap >> 10;
 }

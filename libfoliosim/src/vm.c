@@ -363,6 +363,10 @@ static int hugetlb_access(struct fsim_process *p, struct region *r,
  * virtual address, which the model does not keep. */
 static bool unplaceable_fault(const struct region *r, const struct pte_entry *e)
 {
+	/* 6.12 swaps large folios in (alloc_swap_folio()) where mTHP sizes
+	 * are enabled: not modelled */
+	if (e->swap && r->order >= 2 && !(r->order == r->pmd_shift))
+		return true;
 	if (!r->misaligned || e->folio || e->zero)
 		return false;
 	return r->order > 0 || r->shm != NULL;
@@ -375,6 +379,8 @@ static int access_page(struct fsim_process *p, struct region *r, unsigned long i
 
 	if (r->hugetlb)
 		return hugetlb_access(p, r, i, write);
+	if (e->swap)
+		return swap_in(p, r, i, write);
 	if (r->file && (!e->folio || fsim_folio_kind(e->folio) != FSIM_KIND_ANON))
 		return file_access(p, r, i, write);	/* else an anon page: below */
 	if (r->shmem) {
@@ -564,8 +570,14 @@ int fsim_process_fork(struct fsim_process *parent, struct fsim_process **out)
 {
 	struct fsim_process *child;
 	struct region *r;
-	int err = fsim_process_create(parent->ctx, &child);
+	int err;
 
+	/* copy_nonpresent_pte() of a swap entry shares the swap slot, which
+	 * then goes through the swap cache: not modelled */
+	for (r = parent->regions; r; r = r->next)
+		if (region_has_swap(r))
+			return -EOPNOTSUPP;
+	err = fsim_process_create(parent->ctx, &child);
 	if (err)
 		return err;
 	for (r = parent->regions; r && !err; r = r->next)
@@ -604,6 +616,22 @@ int fsim_process_exit(struct fsim_process *p)
 	return 0;
 }
 
+/* smaps_pte_range() of the entry at page @i into @mss: a present entry
+ * (smaps_account(); the zeropage is not vm_normal_page()), a swap entry
+ * (Swap).  Returns the pages the entry covers. */
+static unsigned long smaps_entry(const struct fsim_process *p, const struct region *r,
+				 unsigned long i, struct fsim_smaps *mss)
+{
+	const struct pte_entry *e = &r->e[i];
+
+	if (e->swap)
+		mss->swap += 1ull << p->ctx->arch.page_shift;
+	if (!e->folio)
+		return 1;
+	fsim_smaps_account(e->folio, (enum fsim_level)e->level, e->fpage, e->dirty, mss);
+	return e->level == FSIM_LEVEL_PTE ? 1 : entry_pages(p, e);
+}
+
 int fsim_process_smaps(const struct fsim_process *p, const char *name,
 		       struct fsim_smaps *out)
 {
@@ -613,19 +641,8 @@ int fsim_process_smaps(const struct fsim_process *p, const char *name,
 	if (!r)
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
-	for (i = 0; i < r->npages; i++) {
-		const struct pte_entry *e = &r->e[i];
-
-		if (!r->live[i] || !e->folio)
-			continue;	/* the zeropage is not vm_normal_page() */
-		if (e->level != FSIM_LEVEL_PTE) {
-			fsim_smaps_account(e->folio, (enum fsim_level)e->level, e->fpage,
-					   e->dirty, out);
-			i += entry_pages(p, e) - 1;
-		} else {
-			fsim_smaps_account(e->folio, FSIM_LEVEL_PTE, e->fpage, e->dirty, out);
-		}
-	}
+	for (i = 0; i < r->npages; )
+		i += r->live[i] ? smaps_entry(p, r, i, out) : 1;
 	return 0;
 }
 
@@ -639,31 +656,21 @@ int fsim_process_smaps_kb(const struct fsim_process *p, const char *name,
 		return -EINVAL;
 	memset(out, 0, sizeof(*out));
 	while (i < r->npages) {
+		/* One VMA: a maximal run of one live value (show_smap()). */
+		const unsigned char vma = r->live[i];
 		struct fsim_smaps v;
 
-		if (!r->live[i]) {
+		if (!vma) {
 			i++;
 			continue;
 		}
-		/* One VMA: a maximal run of one live value (show_smap()). */
-		const unsigned char vma = r->live[i];
-
 		memset(&v, 0, sizeof(v));
-		for (; i < r->npages && r->live[i] == vma; i++) {
+		while (i < r->npages && r->live[i] == vma) {
 			const struct pte_entry *e = &r->e[i];
 
-			if (!e->folio)
-				continue;
-			if (fsim_numa_mapmax(e->folio, e->fpage) > out->mapmax)
+			if (e->folio && fsim_numa_mapmax(e->folio, e->fpage) > out->mapmax)
 				out->mapmax = fsim_numa_mapmax(e->folio, e->fpage);
-			if (e->level != FSIM_LEVEL_PTE) {
-				fsim_smaps_account(e->folio, (enum fsim_level)e->level,
-						   e->fpage, e->dirty, &v);
-				i += entry_pages(p, e) - 1;
-			} else {
-				fsim_smaps_account(e->folio, FSIM_LEVEL_PTE, e->fpage,
-						   e->dirty, &v);
-			}
+			i += smaps_entry(p, r, i, &v);
 		}
 		out->vmas++;
 		smaps_kb_add(out, &v);
@@ -703,6 +710,7 @@ static void page_view(const struct fsim_process *p, const struct region *r,
 	memset(out, 0, sizeof(*out));
 	if (!r->live[i])
 		return;
+	out->swapped = e->swap;
 	out->zero_page = e->zero;
 	out->level = (enum fsim_level)e->level;
 	/*

@@ -109,6 +109,9 @@ int fsim_process_collapse(struct fsim_process *p, const char *name, uint64_t off
 	if (r->shm || r->misaligned)
 		return -EOPNOTSUPP;	/* collapse_file(), or no aligned PMD known */
 	for (i = a; i < b; i++)
+		if (r->e[i].swap)
+			return -EOPNOTSUPP;	/* __collapse_huge_page_swapin() */
+	for (i = a; i < b; i++)
 		if (r->live[i] != r->live[a])
 			return -EOPNOTSUPP;	/* one VMA at a time: not modelled */
 	first = (a + n - 1) / n * n;

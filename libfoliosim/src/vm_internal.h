@@ -37,6 +37,7 @@ struct pte_entry {
 	unsigned char level;		/* FSIM_LEVEL_PTE or FSIM_LEVEL_PMD */
 	bool zero;			/* the (huge) zeropage */
 	bool writable, dirty;
+	bool swap;			/* a swap entry (folio NULL) */
 };
 
 struct region {
@@ -100,6 +101,10 @@ int page_range(const struct fsim_process *p, const struct region *r,
 void zap_range(struct fsim_process *p, struct region *r, unsigned long a,
 	       unsigned long b);
 void region_free(struct region *r);
+
+/* vm_swap.c */
+int swap_in(struct fsim_process *p, struct region *r, unsigned long i, bool write);
+bool region_has_swap(const struct region *r);
 
 /* vm_file.c */
 int file_access(struct fsim_process *p, struct region *r, unsigned long i, bool write);

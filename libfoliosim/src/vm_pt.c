@@ -275,6 +275,7 @@ void set_entries(struct region *r, unsigned long a, unsigned long n,
 		r->e[a + i].fpage = fpage + i;
 		r->e[a + i].level = (unsigned char)level;
 		r->e[a + i].zero = false;
+		r->e[a + i].swap = false;
 		r->e[a + i].writable = writable;
 		r->e[a + i].dirty = dirty;
 	}

@@ -365,6 +365,7 @@ struct fsim_smaps {
 	uint64_t pss, pss_anon, pss_file, pss_shmem, pss_dirty;
 	/* hugetlb entries (smaps_hugetlb_range()): not in Rss or Pss */
 	uint64_t shared_hugetlb, private_hugetlb;
+	uint64_t swap;		/* Swap: swap entries (smaps_pte_hole()/swap PTEs) */
 };
 /**
  * smaps_account() for one present page-table entry of @level whose first

@@ -89,6 +89,19 @@ FSIM_API int fsim_process_mremap(struct fsim_process *p, const char *region,
  *  Chunks before a failing one stay collapsed, as in the kernel. */
 FSIM_API int fsim_process_collapse(struct fsim_process *p, const char *region,
 				   uint64_t off, uint64_t len);
+/** madvise(MADV_PAGEOUT) of a page-aligned range of an anonymous region
+ *  (swap on zram, as in the guest): each folio this mm alone maps, whole
+ *  in the range, unpinned, is swapped out (its entries become swap
+ *  entries: smaps Swap, pagemap PM_SWAP) and freed; a folio another mm
+ *  maps is left alone (6.12: folio_likely_mapped_shared(), the series:
+ *  folio_maybe_mapped_shared()).  A later access swaps the page in as a
+ *  new small folio (do_swap_page() without the swap cache).  Not modelled
+ *  (-EOPNOTSUPP, nothing changed): a large folio the range cuts (6.12
+ *  splits it), a folio the range's checks call exclusive that another mm
+ *  also maps, shmem and file regions, swap-in in an mTHP region (6.12
+ *  swaps large folios in there), fork or MADV_COLLAPSE over swap entries. */
+FSIM_API int fsim_process_pageout(struct fsim_process *p, const char *region,
+				  uint64_t off, uint64_t len);
 /** The region's size in bytes as mmap()ed (munmap leaves holes in it). */
 FSIM_API int fsim_process_region_size(const struct fsim_process *p,
 				      const char *region, uint64_t *bytes);
@@ -116,6 +129,7 @@ struct fsim_smaps_kb {
 	unsigned long mapmax;		/* numa_maps "mapmax" over the region */
 	unsigned int vmas;
 	uint64_t pss_file, file_pmd;	/* Pss_File, FilePmdMapped */
+	uint64_t swap;			/* Swap */
 };
 FSIM_API int fsim_process_smaps_kb(const struct fsim_process *p, const char *region,
 				   struct fsim_smaps_kb *out);
@@ -132,6 +146,7 @@ struct fsim_page_view {
 	enum fsim_level level;		/* PTE or PMD */
 	uint64_t kpagecount;		/* /proc/kpagecount of the page */
 	bool pm_exclusive;		/* pagemap bit 56 */
+	bool swapped;			/* a swap entry (pagemap bit 62, PM_SWAP) */
 };
 FSIM_API int fsim_process_page(const struct fsim_process *p, const char *region,
 			       uint64_t off, struct fsim_page_view *out);

@@ -156,7 +156,7 @@ enum fsim_op {
 	/* process level: "process P", then "P verb ..." */
 	FSIM_OP_PROCESS, FSIM_OP_MMAP, FSIM_OP_TOUCH, FSIM_OP_READ,
 	FSIM_OP_FORK, FSIM_OP_MUNMAP, FSIM_OP_DONTNEED, FSIM_OP_EXIT,
-	FSIM_OP_MPROTECT, FSIM_OP_MREMAP, FSIM_OP_COLLAPSE,
+	FSIM_OP_MPROTECT, FSIM_OP_MREMAP, FSIM_OP_COLLAPSE, FSIM_OP_PAGEOUT,
 };
 
 /** touch/read without len=: from off to the end of the region. */
