@@ -444,6 +444,9 @@ struct cproc {
 /* The x86_64 machine the guest runs on: scenarios of another arch skip. */
 #define MACHINE_PMD_ORDER 9
 
+/* The node statistics the guest reads (stat_vmstat[], meminfo_stat[]). */
+#define NR_NODE_STATS 6
+
 struct scenario_run {
 	const struct fsim_script *script;
 	size_t index;
@@ -453,7 +456,7 @@ struct scenario_run {
 	int nprocs;
 	struct fsim_ctx *model;
 	long long anon0, split0, thp0[MACHINE_PMD_ORDER + 1][3];
-	long long stat0[5];	/* node statistics at the start (stat_vmstat[]) */
+	long long stat0[NR_NODE_STATS];	/* node statistics at the start (stat_vmstat[]) */
 	long long hugetlb_prev;	/* vm.nr_hugepages to restore, or -1 */
 	unsigned int mounted;	/* bit k: file_systems[k] is mounted in dir */
 	char message[512];
@@ -567,19 +570,20 @@ static long long vmstat(const char *key)
 static const struct {
 	const char *key, *vmstat;
 	bool in_thps;
-} stat_vmstat[5] = {
+} stat_vmstat[NR_NODE_STATS] = {
 	{ "anon_mapped", "nr_anon_pages", false },
 	{ "file_mapped", "nr_mapped", false },
 	{ "anon_thps", "nr_anon_transparent_hugepages", true },
 	{ "file_pmdmapped", "nr_file_pmdmapped", true },
 	{ "shmem_pmdmapped", "nr_shmem_pmdmapped", true },
+	{ "shmem", "nr_shmem", false },
 };
 
 /* The meminfo keys by the same index: each line of /proc/meminfo is the
  * vmstat counter above in kB (meminfo_proc_show()). */
-static const char *const meminfo_stat[5] = {
+static const char *const meminfo_stat[NR_NODE_STATS] = {
 	"anon_pages_kb", "mapped_kb", "anon_huge_pages_kb", "file_pmd_mapped_kb",
-	"shmem_pmd_mapped_kb",
+	"shmem_pmd_mapped_kb", "shmem_kb",
 };
 
 /* /proc/vmstat sums per-CPU counters only past a threshold or once a
@@ -1472,9 +1476,9 @@ static bool do_expect(struct scenario_run *s, const struct fsim_stmt_op *op,
 		for (i = 0; i < v->nargs; i++) {
 			int k;
 
-			for (k = 0; k < 5 && strcmp(v->args[i].key, meminfo_stat[k]); k++)
+			for (k = 0; k < NR_NODE_STATS && strcmp(v->args[i].key, meminfo_stat[k]); k++)
 				;
-			if (k == 5)
+			if (k == NR_NODE_STATS)
 				return fail(s, FSIM_FAIL, "meminfo key %s: the guest cannot "
 					    "read it", v->args[i].key);
 			/* AnonPages: the scenario's own; the others: the
@@ -1493,9 +1497,9 @@ static bool do_expect(struct scenario_run *s, const struct fsim_stmt_op *op,
 		for (i = 0; i < v->nargs; i++) {
 			int k;
 
-			for (k = 0; k < 5 && strcmp(v->args[i].key, stat_vmstat[k].key); k++)
+			for (k = 0; k < NR_NODE_STATS && strcmp(v->args[i].key, stat_vmstat[k].key); k++)
 				;
-			if (k == 5)
+			if (k == NR_NODE_STATS)
 				return fail(s, FSIM_FAIL, "stats key %s: the guest cannot "
 					    "read it", v->args[i].key);
 			snprintf(got, sizeof(got), "%lld", k == 0 ?
@@ -1623,7 +1627,7 @@ static int run_scenario(struct scenario_run *s)
 	s->anon0 = 0;
 	s->anon0 = region_anon_kb(s);
 	s->split0 = vmstat("thp_deferred_split_page");
-	for (w = 0; w < 5; w++)
+	for (w = 0; w < NR_NODE_STATS; w++)
 		s->stat0[w] = vmstat_now(stat_vmstat[w].vmstat);
 	for (o = 2; o <= MACHINE_PMD_ORDER; o++)
 		for (w = 0; w < 3; w++)

@@ -163,6 +163,8 @@ static void implied_stats(const struct fsim_folio *f, const struct truth *t,
 				f->order == f->ctx->arch.pmd_order;
 	int64_t mapped;
 
+	if (f->kind == FSIM_KIND_SHMEM)	/* in a page cache, mapped or not */
+		stat[FSIM_NR_SHMEM] += (int64_t)nr;
 	if (!t->entries || f->hugetlb)	/* no node statistic counts hugetlb */
 		return;
 	if (!folio_test_large(f))

@@ -341,7 +341,7 @@ const char *fsim_stat_name(enum fsim_stat stat)
 {
 	static const char *const names[] = {
 		"anon_mapped", "file_mapped", "anon_thps", "file_pmdmapped",
-		"shmem_pmdmapped",
+		"shmem_pmdmapped", "shmem",
 	};
 
 	return (unsigned int)stat < FSIM_NR_STATS ? names[stat] : "?";

@@ -39,6 +39,8 @@ int fsim_folio_create(struct fsim_ctx *ctx, unsigned int order,
 	} else {
 		atomic_store(&f->refcount, (int64_t)nr);
 	}
+	if (kind == FSIM_KIND_SHMEM)	/* shmem_add_to_page_cache() */
+		ctx_mod_stat(ctx, FSIM_NR_SHMEM, (int64_t)nr);
 	atomic_set(&f->mapcount, -1);
 	atomic_set(&f->large_mapcount, -1);
 	atomic_set(&f->entire_mapcount, -1);
@@ -129,6 +131,8 @@ int fsim_folio_free(struct fsim_folio *f)
 	/* free_pages_prepare(): an anon mapping drops MTHP_STAT_NR_ANON */
 	if (f->counted_nr_anon)
 		ctx_mod_thp(ctx, f->order, FSIM_THP_NR_ANON, -1);
+	if (f->kind == FSIM_KIND_SHMEM)	/* shmem_delete_from_page_cache() */
+		ctx_mod_stat(ctx, FSIM_NR_SHMEM, -(int64_t)folio_nr_pages(f));
 
 	fsim_spin_lock(&ctx->list_lock);
 	if (f->prev)

@@ -183,6 +183,7 @@ static bool counter_value(struct run *r, const struct key_def *d, unsigned int o
 		[K_STAT_ANON_THPS] = FSIM_NR_ANON_THPS,
 		[K_STAT_FILE_PMDMAPPED] = FSIM_NR_FILE_PMDMAPPED,
 		[K_STAT_SHMEM_PMDMAPPED] = FSIM_NR_SHMEM_PMDMAPPED,
+		[K_STAT_SHMEM] = FSIM_NR_SHMEM,
 	};
 	enum fsim_thp_counter c;
 
@@ -192,6 +193,7 @@ static bool counter_value(struct run *r, const struct key_def *d, unsigned int o
 	case K_STAT_ANON_THPS:
 	case K_STAT_FILE_PMDMAPPED:
 	case K_STAT_SHMEM_PMDMAPPED:
+	case K_STAT_SHMEM:
 		*out = fsim_ctx_stat(r->ctx, stats[d->id]);
 		return true;
 	case K_THP_NR_ANON:
@@ -212,11 +214,14 @@ static bool counter_value(struct run *r, const struct key_def *d, unsigned int o
 	case K_MEMINFO_ANON_HUGE_PAGES_KB:
 	case K_MEMINFO_SHMEM_PMD_MAPPED_KB:
 	case K_MEMINFO_FILE_PMD_MAPPED_KB:
+	case K_MEMINFO_SHMEM_KB:
 		/* /proc/meminfo: the node statistic in pages, shown in kB */
 		*out = fsim_ctx_stat(r->ctx, d->id == K_MEMINFO_MAPPED_KB ? FSIM_NR_FILE_MAPPED :
 				     d->id == K_MEMINFO_ANON_HUGE_PAGES_KB ? FSIM_NR_ANON_THPS :
 				     d->id == K_MEMINFO_SHMEM_PMD_MAPPED_KB ?
-				     FSIM_NR_SHMEM_PMDMAPPED : FSIM_NR_FILE_PMDMAPPED) <<
+				     FSIM_NR_SHMEM_PMDMAPPED :
+				     d->id == K_MEMINFO_SHMEM_KB ? FSIM_NR_SHMEM :
+				     FSIM_NR_FILE_PMDMAPPED) <<
 		       (fsim_ctx_arch(r->ctx)->page_shift - 10);
 		return true;
 	default:

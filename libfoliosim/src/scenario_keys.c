@@ -40,6 +40,7 @@ static const struct key_def key_defs[] = {
 	ROW(K_STAT_ANON_THPS, "anon_thps", STATS, SINT, 0, "NR_ANON_THPS (pages)"),
 	ROW(K_STAT_FILE_PMDMAPPED, "file_pmdmapped", STATS, SINT, 0, "NR_FILE_PMDMAPPED (pages)"),
 	ROW(K_STAT_SHMEM_PMDMAPPED, "shmem_pmdmapped", STATS, SINT, 0, "NR_SHMEM_PMDMAPPED (pages)"),
+	ROW(K_STAT_SHMEM, "shmem", STATS, SINT, 0, "NR_SHMEM (pages): shmem folios in a page cache"),
 
 	ROW(K_THP_ORDER, "order", THP, UINT, FSIM_KEY_SELECTOR, "the folio order whose counters are compared (default: the PMD order)"),
 	ROW(K_THP_NR_ANON, "nr_anon", THP, SINT, 0, "MTHP_STAT_NR_ANON since the scenario started"),
@@ -52,6 +53,7 @@ static const struct key_def key_defs[] = {
 	ROW(K_MEMINFO_ANON_HUGE_PAGES_KB, "anon_huge_pages_kb", MEMINFO, SINT, 0, "AnonHugePages (NR_ANON_THPS) since the start (kB)"),
 	ROW(K_MEMINFO_SHMEM_PMD_MAPPED_KB, "shmem_pmd_mapped_kb", MEMINFO, SINT, 0, "ShmemPmdMapped since the start (kB)"),
 	ROW(K_MEMINFO_FILE_PMD_MAPPED_KB, "file_pmd_mapped_kb", MEMINFO, SINT, 0, "FilePmdMapped since the start (kB)"),
+	ROW(K_MEMINFO_SHMEM_KB, "shmem_kb", MEMINFO, SINT, 0, "Shmem (NR_SHMEM: shmem and tmpfs pages, mapped or not) since the start (kB)"),
 
 	ROW(K_REGION_RSS_KB, "rss_kb", REGION, UINT, 0, "smaps Rss of the region (kB)"),
 	ROW(K_REGION_PSS_KB, "pss_kb", REGION, UINT, 0, "smaps Pss (kB)"),

@@ -97,6 +97,8 @@ enum fsim_stat {
 	FSIM_NR_ANON_THPS,		/* NR_ANON_THPS (pages) */
 	FSIM_NR_FILE_PMDMAPPED,		/* NR_FILE_PMDMAPPED (pages) */
 	FSIM_NR_SHMEM_PMDMAPPED,	/* NR_SHMEM_PMDMAPPED (pages) */
+	FSIM_NR_SHMEM,		/* NR_SHMEM (pages): shmem folios in a page cache,
+				 * mapped or not (shmem_add_to_page_cache()) */
 	FSIM_NR_STATS
 };
 
