@@ -773,12 +773,13 @@ static void fill_keys(const struct stmt *st, const struct keyspec *ks,
 {
 	for (; ks->key; ks++) {
 		const struct arg *a = stmt_arg(st, ks->key);
-		char *field = (char *)op + ks->field;
 		unsigned long long u = ks->dflt == DFLT_PMD_ORDER ? pmd_order : ks->dflt;
 		bool b = ks->dflt != 0;
+		char *field;
 
 		if (ks->field == NO_FIELD)
-			continue;
+			continue;	/* before the offset is applied: NO_FIELD is huge */
+		field = (char *)op + ks->field;
 		switch (ks->kind) {
 		case V_UINT:
 		case V_SINT:
