@@ -26,5 +26,6 @@ int cmd_check(struct options *o);	/* cmd_check.c */
 int cmd_run(struct options *o);		/* cmd_check.c */
 int cmd_diff(struct options *o);	/* cmd_diff.c */
 int cmd_report(struct options *o);	/* cmd_report.c */
+int cmd_snapshot(int argc, char **argv);	/* cmd_snapshot.c */
 
 #endif /* FOLIOSIM_CLI_H */

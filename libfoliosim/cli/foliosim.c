@@ -36,6 +36,9 @@ static const char usage[] =
 "  kunit-gen [-o FILE] FILE...          write the rmap statements of every scenario as\n"
 "                                      a C header for the kernel's KUnit test\n"
 "                                      (mm/folio_rmap_kunit.c); see docs/kunit-gen.md\n"
+"  snapshot [--modes M,...] PID...|--all  (root) what the processes' /proc would\n"
+"                                      read in each mode, next to the running\n"
+"                                      kernel's own figures; see 'snapshot --help'\n"
 "  help                                this text\n"
 "  version                             the library version\n"
 "\n"
@@ -193,6 +196,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(cmd, "kunit-gen"))
 		return cmd_kunit_gen(argc - 2, argv + 2);
+	if (!strcmp(cmd, "snapshot"))
+		return cmd_snapshot(argc - 2, argv + 2);
 	if (strcmp(cmd, "check") && strcmp(cmd, "run") && strcmp(cmd, "diff") &&
 	    strcmp(cmd, "report")) {
 		fprintf(stderr, "foliosim: unknown command '%s'\n\n%s", cmd, usage);

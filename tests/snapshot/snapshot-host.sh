@@ -1,0 +1,39 @@
+#!/bin/sh
+# The snapshot's self-check on this machine's own kernel: real processes
+# (a PMD-mapped THP, fork, the child unmaps half of it), then
+# `foliosim snapshot PARENT CHILD` must find a mode whose smaps figures
+# (Rss, Pss, Private, Shared, AnonHugePages) equal the kernel's in every
+# region: legacy or base on a kernel with per-page mapcounts, rfc on one
+# without.  Exit 77 (skipped, with the reason) without root or THP.
+#
+#   snapshot-host.sh FOLIOSIM THP_FORK
+set -u
+foliosim=$1
+thp_fork=$2
+[ "$(id -u)" = 0 ] || { echo "SKIP: not root (pagemap PFNs and /proc/kpageflags need it)"; exit 77; }
+[ -r /proc/kpageflags ] || { echo "SKIP: no /proc/kpageflags"; exit 77; }
+tmp=$(mktemp -d)
+trap 'exec 3>&-; rm -rf "$tmp"' EXIT
+mkfifo "$tmp/hold"
+"$thp_fork" < "$tmp/hold" > "$tmp/pids" &
+exec 3> "$tmp/hold"		# keeps the workload alive until the end
+for _ in 1 2 3 4 5 6 7 8 9 10; do
+	[ -s "$tmp/pids" ] && break
+	sleep 0.2
+done
+read -r parent child thp < "$tmp/pids" || { echo "FAIL: the workload did not start"; exit 1; }
+[ "$thp" = 1 ] || { echo "SKIP: the kernel gave no PMD-mapped THP (transparent_hugepage/enabled: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null))"; exit 77; }
+"$foliosim" snapshot "$parent" "$child" > "$tmp/out" 2> "$tmp/err" || {
+	echo "FAIL: foliosim snapshot failed:"; cat "$tmp/err" "$tmp/out"; exit 1; }
+grep -E '^(snapshot|self-check)' "$tmp/out"
+# the THP region must be in the output, with the kernel's and each mode's row
+grep -q '^  .* \[anon\]$' "$tmp/out" || { echo "FAIL: no anonymous region in the snapshot"; exit 1; }
+ok=
+for mode in legacy base rfc; do
+	line=$(grep "^self-check $mode:" "$tmp/out")
+	if ! echo "$line" | grep -qE 'Rss|Pss|Private|Shared|AnonHugePages'; then
+		ok="$ok $mode"
+	fi
+done
+[ -n "$ok" ] || { echo "FAIL: no mode predicts this kernel's smaps"; cat "$tmp/out"; exit 1; }
+echo "ok: this kernel's smaps equal the prediction of:$ok"
