@@ -56,6 +56,7 @@
 #include "foliosim/scenario.h"
 #include "guest.h"
 #include "procfs.h"
+#include "snapcheck.h"
 
 #define MAX_PROCS 600
 
@@ -1584,6 +1585,35 @@ static void stop_all(struct scenario_run *s)
 	rmdir(s->dir);
 }
 
+static bool snapshot_check;	/* --snapshot-check */
+
+/* --snapshot-check after a step: the scenario's live workers. */
+static void snapshot_step(struct scenario_run *s, unsigned int line)
+{
+	struct snapcheck_proc procs[MAX_PROCS];
+	char where[160];
+	size_t n = 0;
+	int i, k;
+
+	for (i = 0; i < s->nprocs; i++) {
+		const struct cproc *p = &s->procs[i];
+
+		if (p->exited || p->pid <= 0)
+			continue;
+		procs[n].name = p->name;
+		procs[n].pid = p->pid;
+		procs[n].nregions = 0;
+		for (k = 0; k < p->nregions && k < 16; k++) {
+			procs[n].start[k] = p->region[k].addr;
+			procs[n].end[k] = p->region[k].addr + p->region[k].size;
+			procs[n].nregions++;
+		}
+		n++;
+	}
+	snprintf(where, sizeof(where), "%s:%u", fsim_script_name(s->script, s->index), line);
+	snapcheck_step(s->mode, where, procs, n);
+}
+
 static int run_scenario(struct scenario_run *s)
 {
 	struct fsim_stmt_view v;
@@ -1684,6 +1714,8 @@ static int run_scenario(struct scenario_run *s)
 		}
 		if (!ok)
 			break;
+		if (snapshot_check && op.op != FSIM_OP_MODE && op.op != FSIM_OP_ARCH)
+			snapshot_step(s, op.line);
 	}
 	stop_all(s);
 	fsim_ctx_destroy(s->model);
@@ -1755,9 +1787,11 @@ int main(int argc, char **argv)
 			gfuzz_steps = strtoul(argv[++i], NULL, 0);
 		} else if (!strcmp(argv[i], "--gfuzz-seed") && i + 1 < argc) {
 			gfuzz_seed = strtoull(argv[++i], NULL, 0);
+		} else if (!strcmp(argv[i], "--snapshot-check")) {
+			snapshot_check = true;
 		} else {
 			fprintf(stderr, "usage: foliosim-guest [--mode legacy|base|rfc] [--verbose] "
-				"[--gfuzz STEPS [--gfuzz-seed SEED]] FILE...\n");
+				"[--gfuzz STEPS [--gfuzz-seed SEED]] [--snapshot-check] FILE...\n");
 			return 2;
 		}
 	}
@@ -1797,6 +1831,15 @@ int main(int argc, char **argv)
 		fsim_script_free(script);
 	}
 	printf("%lu passed, %lu failed, %lu skipped\n", passed, failed, skipped);
+	if (snapshot_check) {
+		const struct snapcheck_totals *t = snapcheck_totals();
+
+		printf("snapshot-check: %llu steps, %llu process snapshots, %llu regions, "
+		       "%llu values compared, %llu differ, %llu mappings refused, %llu errors\n",
+		       t->steps, t->processes, t->regions, t->values, t->differences,
+		       t->refused, t->errors);
+		failed += t->differences || t->errors;
+	}
 	fflush(stdout);
 	/* After the scenarios, so that their AnonPages readings stay quiet. */
 	if (gfuzz_steps)
