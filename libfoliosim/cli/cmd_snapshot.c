@@ -12,10 +12,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "json.h"
 #include "snapshot_read.h"
 
 static const char snapshot_usage[] =
-"usage: foliosim snapshot [--modes MODE[,MODE...]] (PID... | --all)\n"
+"usage: foliosim snapshot [--format text|json] [--modes MODE[,MODE...]] (PID... | --all)\n"
 "\n"
 "Reads the processes' /proc/PID/maps, smaps and pagemap (with PAGEMAP_SCAN),\n"
 "/proc/kpageflags and /proc/kpagecount (root only), rebuilds their folios and\n"
@@ -24,9 +25,12 @@ static const char snapshot_usage[] =
 "AnonHugePages (kB), the kpagecount sum and the pages with pagemap bit 56,\n"
 "as the running kernel shows them and as each mode predicts; then the\n"
 "process totals and the modes whose prediction equals the kernel everywhere.\n"
-"Hugetlb, KSM and zero pages are left out (counted).\n";
+"Hugetlb, KSM and zero pages are left out (counted).  --format json: the\n"
+"same figures for programs (schema: docs/json.md).  docs/snapshot.md\n"
+"describes the replay and its limits.\n";
 
 struct snap_cmd {
+	bool json;
 	enum fsim_mode modes[FSIM_NR_MODES];
 	int nmodes;
 	struct snap_process *proc;
@@ -228,6 +232,70 @@ static void print_report(const struct snap_cmd *c)
 	}
 }
 
+static void json_values(const char *name, long long rss, long long pss, long long priv,
+			long long shared, long long huge, unsigned long long kpc,
+			unsigned long long excl)
+{
+	printf("\"%s\":{\"rss_kb\":%lld,\"pss_kb\":%lld,\"private_kb\":%lld,"
+	       "\"shared_kb\":%lld,\"anon_huge_kb\":%lld,\"kpagecount_sum\":%llu,"
+	       "\"exclusive_pages\":%llu}", name, rss, pss, priv, shared, huge, kpc, excl);
+}
+
+/* {"processes":[{"pid","comm","regions":[{"start","end","name","kernel":{},
+ *  "modes":{"legacy":{},...}}]}],"notes":{...}} */
+static void print_json(const struct snap_cmd *c)
+{
+	const struct fsim_snapshot_notes *n = &c->notes[0];
+	size_t i, j;
+	int m, first_region;
+
+	printf("{\"processes\":[");
+	for (i = 0; i < c->nproc; i++) {
+		const struct snap_process *p = &c->proc[i];
+
+		printf("%s{\"pid\":%d,", i ? "," : "", (int)p->pid);
+		json_kv_str(stdout, "comm", p->comm);
+		printf(",\"regions\":[");
+		for (j = 0, first_region = 1; j < p->nvma; j++) {
+			const struct kernel_vma *v = &p->vma[j];
+
+			if (!v->resident)
+				continue;
+			printf("%s{\"start\":\"0x%llx\",\"end\":\"0x%llx\",", first_region ? "" : ",",
+			       (unsigned long long)v->start, (unsigned long long)v->end);
+			first_region = 0;
+			json_kv_str(stdout, "name", v->name);
+			putchar(',');
+			json_values("kernel", v->rss, v->pss, v->private_kb, v->shared_kb,
+				    v->anon_huge, (unsigned long long)v->kpagecount_sum,
+				    (unsigned long long)v->exclusive_pages);
+			printf(",\"modes\":{");
+			for (m = 0; m < c->nmodes; m++) {
+				const struct fsim_snapshot_values *pv = &c->pred[m][v->region];
+
+				if (m)
+					putchar(',');
+				json_values(fsim_mode_name(c->modes[m]), (long long)pv->kb.rss,
+					    (long long)pv->kb.pss, (long long)pv->kb.private_total,
+					    (long long)pv->kb.shared_total, (long long)pv->kb.anon_huge,
+					    (unsigned long long)pv->kpagecount_sum,
+					    (unsigned long long)pv->exclusive_pages);
+			}
+			printf("}}");
+		}
+		printf("]}");
+	}
+	printf("],\"pages\":%llu,\"folios\":%llu,\"kpagecount_per_page\":%s,"
+	       "\"pagemap_scan\":%s,\"notes\":{\"folios_mapped_elsewhere\":%llu,"
+	       "\"folios_history_dependent\":%llu,\"refused\":%llu}}\n",
+	       (unsigned long long)c->st.pages, (unsigned long long)c->st.folios,
+	       c->st.kpagecount_precise ? "true" : "false",
+	       c->st.no_pagemap_scan ? "false" : "true",
+	       c->nmodes ? (unsigned long long)n->folios_shared_elsewhere : 0ull,
+	       c->nmodes ? (unsigned long long)n->folios_history_dependent : 0ull,
+	       c->nmodes ? (unsigned long long)n->refused : 0ull);
+}
+
 int cmd_snapshot(int argc, char **argv)
 {
 	struct snap_cmd c;
@@ -243,6 +311,9 @@ int cmd_snapshot(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(argv[a], "--all")) {
 			all = true;
+		} else if (!strcmp(argv[a], "--format") && a + 1 < argc &&
+			   (!strcmp(argv[a + 1], "json") || !strcmp(argv[a + 1], "text"))) {
+			c.json = !strcmp(argv[++a], "json");
 		} else if (!strcmp(argv[a], "--modes") && a + 1 < argc) {
 			if (!parse_modes(argv[++a], &c))
 				return 2;
@@ -261,7 +332,10 @@ int cmd_snapshot(int argc, char **argv)
 		return 2;
 	}
 	if (!fsim_snapshot_create(NULL, &c.s) && read_all(&c) && predict_all(&c)) {
-		print_report(&c);
+		if (c.json)
+			print_json(&c);
+		else
+			print_report(&c);
 		ret = 0;
 	}
 	for (i = 0; i < c.nproc; i++)

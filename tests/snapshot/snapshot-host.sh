@@ -36,4 +36,16 @@ for mode in legacy base rfc; do
 	fi
 done
 [ -n "$ok" ] || { echo "FAIL: no mode predicts this kernel's smaps"; cat "$tmp/out"; exit 1; }
+# the JSON form: valid, with the THP region, the kernel and every mode
+"$foliosim" snapshot --format json "$parent" "$child" > "$tmp/json" 2>> "$tmp/err" || {
+	echo "FAIL: foliosim snapshot --format json failed"; cat "$tmp/err"; exit 1; }
+python3 - "$tmp/json" <<'PY' || { echo "FAIL: the JSON snapshot"; exit 1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+thp = [r for p in d["processes"] for r in p["regions"] if r["kernel"]["anon_huge_kb"] == 2048]
+assert len(d["processes"]) == 2 and thp, "no PMD-mapped THP region"
+assert set(thp[0]["modes"]) == {"legacy", "base", "rfc"}, thp[0]["modes"].keys()
+assert thp[0]["start"].startswith("0x")
+print("ok: JSON with %d regions" % sum(len(p["regions"]) for p in d["processes"]))
+PY
 echo "ok: this kernel's smaps equal the prediction of:$ok"
