@@ -37,7 +37,8 @@ static bool inside(const struct kernel_vma *v, const struct snapcheck_proc *p)
 
 /* Compares one VMA; prints the first differences. */
 static void compare_vma(const char *where, const struct snapcheck_proc *p,
-			const struct kernel_vma *v, const struct fsim_snapshot_values *m)
+			const struct kernel_vma *v, const struct fsim_snapshot_values *m,
+			const struct read_stats *st)
 {
 	const long long kernel[7] = { v->rss, v->pss, v->private_kb, v->shared_kb,
 				      v->anon_huge, (long long)v->kpagecount_sum,
@@ -57,8 +58,13 @@ static void compare_vma(const char *where, const struct snapcheck_proc *p,
 			continue;
 		if (totals.differences++ < 20)
 			printf("snapshot-check: DIFFERS at %s: %s %llx-%llx %s kernel %lld, "
-			       "snapshot %lld\n", where, p->name, (unsigned long long)v->start,
-			       (unsigned long long)v->end, name[k], kernel[k], model[k]);
+			       "snapshot %lld (left out: %llu zero, %llu hugetlb, %llu KSM, "
+			       "%llu unreadable)\n", where, p->name, (unsigned long long)v->start,
+			       (unsigned long long)v->end, name[k], kernel[k], model[k],
+			       (unsigned long long)st->skipped_zero,
+			       (unsigned long long)st->skipped_hugetlb,
+			       (unsigned long long)st->skipped_ksm,
+			       (unsigned long long)st->skipped_unknown);
 	}
 }
 
@@ -94,11 +100,18 @@ void snapcheck_step(enum fsim_mode mode, const char *where,
 	totals.steps++;
 	totals.processes += read;
 	totals.refused += notes.refused;
+	/* every VMA of the scenario's regions the kernel shows anything of,
+	 * against zeros if the snapshot replayed none of its pages */
 	for (i = 0; i < nprocs; i++)
-		for (j = 0; j < sp[i].nvma; j++)
-			if (sp[i].vma[j].resident && inside(&sp[i].vma[j], &procs[i]))
-				compare_vma(where, &procs[i], &sp[i].vma[j],
-					    &vals[sp[i].vma[j].region]);
+		for (j = 0; j < sp[i].nvma; j++) {
+			const struct kernel_vma *v = &sp[i].vma[j];
+			static const struct fsim_snapshot_values none;
+
+			if (!inside(v, &procs[i]) || (!v->resident && !v->rss))
+				continue;
+			compare_vma(where, &procs[i], v, v->resident ? &vals[v->region] : &none,
+				    &st);
+		}
 out:
 	for (i = 0; sp && i < nprocs; i++)
 		free(sp[i].vma);

@@ -53,6 +53,7 @@ struct snap_reader {
 	size_t nknown, cap;
 	struct known_folio last;	/* the folio of the previous page */
 	bool have_last;
+	bool ksm_possible;	/* KSM shares pages now: trust KPF_KSM */
 };
 
 static bool pread_u64(int fd, uint64_t index, uint64_t *v, size_t n)
@@ -104,6 +105,25 @@ static void precise_kpagecount(struct read_stats *st)
 		fclose(f);
 }
 
+/*
+ * 6.12's stable_page_flags() tests "mapping & PAGE_MAPPING_KSM", which is
+ * true for every anonymous page (PAGE_MAPPING_KSM is ANON | MOVABLE), so
+ * KPF_KSM alone cannot be trusted.  No page is KSM while ksmd shares none
+ * (/sys/kernel/mm/ksm/pages_shared 0, or no KSM at all).
+ */
+static bool ksm_shares_pages(void)
+{
+	FILE *f = fopen("/sys/kernel/mm/ksm/pages_shared", "r");
+	long long n = 0;
+
+	if (f) {
+		if (fscanf(f, "%lld", &n) != 1)
+			n = 0;
+		fclose(f);
+	}
+	return n > 0;
+}
+
 struct snap_reader *snap_reader_open(struct fsim_snapshot *s, struct read_stats *st)
 {
 	struct snap_reader *r = calloc(1, sizeof(*r));
@@ -123,6 +143,7 @@ struct snap_reader *snap_reader_open(struct fsim_snapshot *s, struct read_stats 
 		return NULL;
 	}
 	precise_kpagecount(st);
+	r->ksm_possible = ksm_shares_pages();
 	return r;
 }
 
@@ -244,7 +265,7 @@ static bool folio_of(struct snap_reader *r, uint64_t pfn, struct known_folio *ou
 		r->st->skipped_zero++;	/* not vm_normal_page(): smaps skips it */
 		return false;
 	}
-	if (bit(hf, KPF_HUGE) || bit(hf, KPF_KSM)) {
+	if (bit(hf, KPF_HUGE) || (bit(hf, KPF_KSM) && r->ksm_possible)) {
 		if (bit(hf, KPF_HUGE))
 			r->st->skipped_hugetlb++;
 		else

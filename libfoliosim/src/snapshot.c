@@ -206,31 +206,54 @@ static int add_rmap(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level le
 					fsim_folio_anon_exclusive(f, page));
 }
 
+/* Whether the kernel counts more mappings of some page of folio @sf than
+ * the snapshot saw (@seen: the snapshot's mappings per page). */
+static bool mapped_elsewhere(const struct snap_folio *sf, const unsigned long *seen)
+{
+	unsigned long i;
+
+	if (!sf->kpagecount || !sf->precise)
+		return false;
+	for (i = 0; i < (1ul << sf->order); i++)
+		if (sf->kpagecount[i] > seen[i])
+			return true;
+	return false;
+}
+
 /* Mappings of folio @k are v[0 .. n-1] (sorted by region, level, page). */
 static void replay_folio(struct replay *rp, size_t k, const struct snap_map *v, size_t n)
 {
 	const struct snap_folio *sf = &rp->s->folio[k];
 	const unsigned long nr = 1ul << sf->order;
 	const bool pmd_order = sf->order == rp->s->arch.pmd_order;
-	struct fsim_folio *f;
 	struct fsim_mm *first = rp->mm[rp->s->region[v[0].region].proc];
-	bool one_mm = true, first_pmd = false;
-	unsigned long *seen;
+	bool one_mm = true, first_pmd = false, elsewhere;
+	unsigned long *seen = calloc(nr, sizeof(*seen)), *mine = calloc(nr, sizeof(*mine));
+	struct fsim_folio *f;
 	size_t i, len;
 
-	if (fsim_folio_create(rp->ctx, sf->order, sf->kind, &f))
+	if (!seen || !mine || fsim_folio_create(rp->ctx, sf->order, sf->kind, &f)) {
+		free(seen);
+		free(mine);
 		return;
+	}
 	rp->f[k] = f;
 	rp->notes->folios++;
 	for (i = 0; i < n; i++) {
-		one_mm &= rp->mm[rp->s->region[v[i].region].proc] == first;
-		first_pmd |= v[i].level == FSIM_LEVEL_PMD &&
-			     rp->mm[rp->s->region[v[i].region].proc] == first;
+		const bool by_first = rp->mm[rp->s->region[v[i].region].proc] == first;
+
+		one_mm &= by_first;
+		first_pmd |= by_first && v[i].level == FSIM_LEVEL_PMD;
+		seen[v[i].fpage]++;
+		mine[v[i].fpage] += by_first;
 	}
+	elsewhere = mapped_elsewhere(sf, seen);
+	rp->notes->folios_shared_elsewhere += elsewhere;
 	if (sf->kind == FSIM_KIND_ANON) {
-		if (fsim_folio_add_new_anon_rmap(f, first, one_mm))
+		/* exclusive only if nobody else maps it, here or elsewhere */
+		if (fsim_folio_add_new_anon_rmap(f, first, one_mm && !elsewhere))
 			rp->notes->refused++;
-		if (one_mm && sf->order > 0)
+		if (one_mm && !elsewhere && sf->order > 0)
 			rp->notes->folios_history_dependent++;
 	}
 	/* every observed mapping but the fault's own (the first mm's PMD, or
@@ -250,35 +273,19 @@ static void replay_folio(struct replay *rp, size_t k, const struct snap_map *v, 
 			rp->notes->mappings++;
 	}
 	/* the fault's mapping the first mm no longer has */
-	seen = calloc(nr, sizeof(*seen));
-	if (!seen)
-		return;
-	for (i = 0; i < n; i++)
-		if (rp->mm[rp->s->region[v[i].region].proc] == first)
-			seen[v[i].fpage]++;
 	if (sf->kind == FSIM_KIND_ANON && pmd_order && !first_pmd &&
 	    fsim_folio_remove_rmap(f, first, FSIM_LEVEL_PMD, 0, nr))
 		rp->notes->refused++;
 	for (i = 0; sf->kind == FSIM_KIND_ANON && !pmd_order && i < nr; i++)
-		if (!seen[i] && fsim_folio_remove_rmap(f, first, FSIM_LEVEL_PTE, i, 1))
+		if (!mine[i] && fsim_folio_remove_rmap(f, first, FSIM_LEVEL_PTE, i, 1))
 			rp->notes->refused++;
 	/* what the kernel counts beyond the snapshot: other address spaces */
-	memset(seen, 0, nr * sizeof(*seen));
-	for (i = 0; i < n; i++)
-		seen[v[i].fpage]++;
-	if (sf->kpagecount && sf->precise) {
-		bool elsewhere = false;
-
-		for (i = 0; i < nr; i++) {
-			for (uint64_t c = seen[i]; c < sf->kpagecount[i]; c++) {
-				elsewhere = true;
-				if (add_rmap(f, rp->mm[rp->s->nprocs], FSIM_LEVEL_PTE, i, 1))
-					rp->notes->refused++;
-			}
-		}
-		rp->notes->folios_shared_elsewhere += elsewhere;
-	}
+	for (i = 0; elsewhere && i < nr; i++)
+		for (uint64_t c = seen[i]; c < sf->kpagecount[i]; c++)
+			if (add_rmap(f, rp->mm[rp->s->nprocs], FSIM_LEVEL_PTE, i, 1))
+				rp->notes->refused++;
 	free(seen);
+	free(mine);
 }
 
 /* smaps of one region: its entries accounted, one VMA printed in kB. */
