@@ -20,16 +20,6 @@
 
 #define THP (2u << 20)
 
-static size_t consumer(const char *tool, const char *figure)
-{
-	size_t i;
-
-	for (i = 0; i < fsim_consumer_count(); i++)
-		if (!strcmp(fsim_consumer_at(i)->tool, tool) &&
-		    !strcmp(fsim_consumer_at(i)->figure, figure))
-			return i;
-	return (size_t)-1;
-}
 
 /* The parent's psutil pss and uss after the child unmapped @k pages. */
 static int parent_after_child_unmaps(enum fsim_mode mode, unsigned int k,
@@ -47,9 +37,9 @@ static int parent_after_child_unmaps(enum fsim_mode mode, unsigned int k,
 	      fsim_process_access(parent, "heap", 0, THP, true) ||
 	      fsim_process_fork(parent, &child) ||
 	      (k && fsim_process_munmap(child, "heap", 0, (uint64_t)k << 12)) ||
-	      fsim_consumer_value(consumer("psutil", "pss"), parent, &v);
+	      fsim_consumer_value(fsim_consumer_find("psutil", "pss"), parent, &v);
 	*pss = v;
-	err = err || fsim_consumer_value(consumer("psutil", "uss"), parent, &v);
+	err = err || fsim_consumer_value(fsim_consumer_find("psutil", "uss"), parent, &v);
 	*uss = v;
 	if (!err)
 		err = fsim_process_exit(child) || fsim_process_exit(parent);
@@ -89,7 +79,7 @@ static int anon_after_dontneed(enum fsim_mode mode, unsigned int pages, long lon
 	      fsim_process_access(p, "heap", 0, 8ull * THP, true);
 	for (t = 0; !err && pages && t < 8; t++)
 		err = fsim_process_dontneed(p, "heap", (uint64_t)t * THP, (uint64_t)pages << 12);
-	err = err || fsim_consumer_system_value(consumer("numastat -m", "AnonPages"), ctx, &v);
+	err = err || fsim_consumer_system_value(fsim_consumer_find("numastat -m", "AnonPages"), ctx, &v);
 	*kb = v;
 	err = err || fsim_process_exit(p);
 	fsim_ctx_destroy(ctx);

@@ -17,14 +17,11 @@
 
 static size_t consumer(const char *tool, const char *figure)
 {
-	size_t i;
+	size_t i = fsim_consumer_find(tool, figure);
 
-	for (i = 0; i < fsim_consumer_count(); i++)
-		if (!strcmp(fsim_consumer_at(i)->tool, tool) &&
-		    !strcmp(fsim_consumer_at(i)->figure, figure))
-			return i;
-	fail_msg("no consumer %s %s", tool, figure);
-	return 0;
+	if (i == (size_t)-1)
+		fail_msg("no consumer %s %s", tool, figure);
+	return i;
 }
 
 static int64_t figure(const struct fsim_process *p, const char *tool, const char *fig)
