@@ -17,7 +17,7 @@ trap 'exec 3>&-; rm -rf "$tmp"' EXIT
 mkfifo "$tmp/hold"
 "$thp_fork" < "$tmp/hold" > "$tmp/pids" &
 exec 3> "$tmp/hold"		# keeps the workload alive until the end
-for _ in 1 2 3 4 5 6 7 8 9 10; do
+for _ in $(seq 50); do
 	[ -s "$tmp/pids" ] && break
 	sleep 0.2
 done

@@ -42,9 +42,9 @@ int main(void)
 	char *raw = mmap(NULL, 2 * THP, PROT_READ | PROT_WRITE,
 			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0), *p, c;
 	pid_t child;
-	int go[2];
+	int go[2], done[2];
 
-	if (raw == MAP_FAILED || pipe(go))
+	if (raw == MAP_FAILED || pipe(go) || pipe(done))
 		return 1;
 	p = (char *)(((unsigned long)raw + THP - 1) & ~(THP - 1));
 	madvise(p, THP, MADV_HUGEPAGE);
@@ -55,6 +55,8 @@ int main(void)
 	if (child == 0) {
 		close(go[1]);
 		munmap(p, THP / 2);
+		if (write(done[1], "u", 1) != 1)	/* unmapped: the parent may go on */
+			_exit(1);
 		if (read(go[0], &c, 1) < 0)	/* wait until the parent says go */
 			return 1;
 		while (read(0, &c, 1) > 0)
@@ -62,7 +64,8 @@ int main(void)
 		_exit(0);
 	}
 	close(go[0]);
-	usleep(100000);		/* let the child unmap: it then waits */
+	if (read(done[0], &c, 1) != 1)	/* the child has unmapped its half */
+		return 1;
 	printf("%d %d %d\n", (int)getpid(), (int)child, anon_huge_kb(p) == 2048);
 	fflush(stdout);
 	while (read(0, &c, 1) > 0)
