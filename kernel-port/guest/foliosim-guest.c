@@ -1083,6 +1083,14 @@ static bool mmap_file(struct scenario_run *s, struct cproc *p, const struct fsim
 	return true;
 }
 
+/* The length of @op's range of @r: len=, or to the region's end. */
+static uint64_t range_len(const struct cregion *r, const struct fsim_stmt_op *op)
+{
+	if (op->len != FSIM_LEN_TO_END)
+		return op->len;
+	return r->size > op->off ? r->size - op->off : 0;
+}
+
 /* P collapse R [off] [len] [fails=E]: madvise(MADV_COLLAPSE), whose
  * error the model must predict; a kernel that found no free huge page
  * (ENOMEM) skips the scenario. */
@@ -1095,8 +1103,7 @@ static bool do_collapse(struct scenario_run *s, struct cproc *p, const struct fs
 
 	if (!r)
 		return fail(s, FSIM_FAIL, "unknown region %s", op->region);
-	len = op->len == FSIM_LEN_TO_END ? (r->size > op->off ? r->size - op->off : 0)
-					 : op->len;
+	len = range_len(r, op);
 	fprintf(p->cmd, "collapse %s %llu %llu\n", op->region, (unsigned long long)op->off,
 		(unsigned long long)len);
 	fflush(p->cmd);
@@ -1212,9 +1219,7 @@ static bool do_process_op(struct scenario_run *s, const struct fsim_stmt_op *op,
 	default:	/* touch, read, munmap, dontneed, pageout: a range of a region */
 		if (!(r = find_cregion(p, region)))
 			return fail(s, FSIM_FAIL, "unknown region %s", region);
-		len = op->len;
-		if (len == FSIM_LEN_TO_END)
-			len = r->size > op->off ? r->size - op->off : 0;
+		len = range_len(r, op);
 		if (!send(s, p, reply, sizeof(reply), "%s %s %llu %llu", verb, region,
 			  (unsigned long long)op->off, (unsigned long long)len))
 			return false;

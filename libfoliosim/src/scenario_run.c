@@ -174,6 +174,12 @@ static bool run_process_op(struct run *r, const struct stmt *st)
 
 	if (!p)
 		return false;
+	/* touch, read, pageout, collapse without len=: to the region's end */
+	if (len == FSIM_LEN_TO_END) {
+		if (!region_bytes(r, p, op->region, &bytes))
+			return false;
+		len = bytes > op->off ? bytes - op->off : 0;
+	}
 	switch (op->op) {
 	case FSIM_OP_MMAP:
 		if (op->file)
@@ -191,10 +197,6 @@ static bool run_process_op(struct run *r, const struct stmt *st)
 		break;
 	case FSIM_OP_TOUCH:
 	case FSIM_OP_READ:
-		if (!region_bytes(r, p, op->region, &bytes))
-			return false;
-		if (len == FSIM_LEN_TO_END)
-			len = bytes > op->off ? bytes - op->off : 0;
 		err = fsim_process_access(p, op->region, op->off, len,
 					  op->op == FSIM_OP_TOUCH);
 		break;
@@ -212,17 +214,9 @@ static bool run_process_op(struct run *r, const struct stmt *st)
 		err = fsim_process_mremap(p, op->region, op->to, op->keep_pmd);
 		break;
 	case FSIM_OP_PAGEOUT:
-		if (!region_bytes(r, p, op->region, &bytes))
-			return false;
-		if (len == FSIM_LEN_TO_END)
-			len = bytes > op->off ? bytes - op->off : 0;
 		err = fsim_process_pageout(p, op->region, op->off, len);
 		break;
 	case FSIM_OP_COLLAPSE:
-		if (!region_bytes(r, p, op->region, &bytes))
-			return false;
-		if (len == FSIM_LEN_TO_END)
-			len = bytes > op->off ? bytes - op->off : 0;
 		err = fsim_process_collapse(p, op->region, op->off, len);
 		if (op->fails && err == op->fails)
 			return true;
