@@ -16,18 +16,29 @@
 #include "foliosim/snapshot.h"
 #include "internal.h"
 
+/*
+ * The observation is kept small, as `foliosim snapshot` promises (at most
+ * 32 bytes per resident page): 8 bytes per folio, 4 per folio page for
+ * kpagecount, and mappings as runs.  A run is consecutive pages of one
+ * region mapping consecutive pages of one folio (a PMD is one run), or
+ * (step) consecutive pages each mapping page 0 of the next small folio:
+ * how a process's private 4 KiB pages are seen, one new folio per page.
+ */
+#define NO_COUNT UINT32_MAX
+#define RUN_MAX ((1u << 30) - 1)
+
 struct snap_folio {
-	unsigned int order;
-	enum fsim_kind kind;
-	uint64_t *kpagecount;	/* NULL: unknown */
-	bool precise;
+	uint32_t count;		/* its kpagecount in s->counts[], or NO_COUNT */
+	uint8_t order, kind;
+	uint8_t precise;	/* kpagecount is per page */
+	uint8_t runs;		/* runs mapping it, saturating at 255 */
 };
 
-struct snap_map {
-	size_t region, folio;
-	uint64_t page;		/* in the region */
-	unsigned long fpage;	/* in the folio */
-	enum fsim_level level;
+struct snap_run {
+	uint64_t page;		/* first page in the region */
+	uint32_t region, folio;	/* the folio of the first page */
+	uint32_t fpage;		/* its page in that folio */
+	uint32_t len : 30, pmd : 1, step : 1;
 };
 
 struct snap_region {
@@ -39,22 +50,25 @@ struct fsim_snapshot {
 	struct fsim_arch arch;
 	struct snap_folio *folio;
 	size_t nfolios, cap_folios;
+	uint32_t *counts;
+	size_t ncounts, cap_counts;
 	struct snap_region *region;
 	size_t nregions, cap_regions;
-	struct snap_map *map;
-	size_t nmaps, cap_maps;
+	struct snap_run *run;
+	size_t nruns, cap_runs;
 	unsigned int nprocs;
 };
 
-/* Grows @v (of @size-byte items) to hold @n + 1; false without memory. */
-static bool grow(void **v, size_t *cap, size_t n, size_t size)
+/* Grows @v (of @size-byte items) to hold @n + @more; false without memory. */
+static bool grow(void **v, size_t *cap, size_t n, size_t more, size_t size)
 {
-	size_t c;
+	size_t c = *cap ? *cap : 64;
 	void *p;
 
-	if (n < *cap)
+	if (n + more <= *cap)
 		return true;
-	c = *cap ? 2 * *cap : 64;
+	while (c < n + more)
+		c += c / 2;
 	p = realloc(*v, c * size);
 	if (!p)
 		return false;
@@ -79,15 +93,12 @@ int fsim_snapshot_create(const struct fsim_arch *arch, struct fsim_snapshot **ou
 
 void fsim_snapshot_destroy(struct fsim_snapshot *s)
 {
-	size_t i;
-
 	if (!s)
 		return;
-	for (i = 0; i < s->nfolios; i++)
-		free(s->folio[i].kpagecount);
 	free(s->folio);
+	free(s->counts);
 	free(s->region);
-	free(s->map);
+	free(s->run);
 	free(s);
 }
 
@@ -95,22 +106,29 @@ int fsim_snapshot_add_folio(struct fsim_snapshot *s, unsigned int order,
 			    enum fsim_kind kind, const uint64_t *kpagecount,
 			    bool kpagecount_precise, size_t *index)
 {
+	const size_t nr = (size_t)1 << (order < 32 ? order : 0);
 	struct snap_folio *f;
+	size_t i;
 
 	if (!s || !index || order > s->arch.pud_order || (unsigned int)kind > FSIM_KIND_SHMEM)
 		return -EINVAL;
-	if (!grow((void **)&s->folio, &s->cap_folios, s->nfolios, sizeof(*s->folio)))
+	if (s->nfolios >= UINT32_MAX || (kpagecount && s->ncounts + nr >= NO_COUNT))
+		return -E2BIG;
+	if (!grow((void **)&s->folio, &s->cap_folios, s->nfolios, 1, sizeof(*s->folio)) ||
+	    (kpagecount &&
+	     !grow((void **)&s->counts, &s->cap_counts, s->ncounts, nr, sizeof(*s->counts))))
 		return -ENOMEM;
 	f = &s->folio[s->nfolios];
 	memset(f, 0, sizeof(*f));
+	f->count = NO_COUNT;
 	if (kpagecount) {
-		f->kpagecount = malloc(sizeof(uint64_t) << order);
-		if (!f->kpagecount)
-			return -ENOMEM;
-		memcpy(f->kpagecount, kpagecount, sizeof(uint64_t) << order);
+		f->count = (uint32_t)s->ncounts;
+		for (i = 0; i < nr; i++)	/* more than 4G mappings: saturate */
+			s->counts[s->ncounts++] = kpagecount[i] < NO_COUNT ?
+						  (uint32_t)kpagecount[i] : NO_COUNT;
 	}
-	f->order = order;
-	f->kind = kind;
+	f->order = (uint8_t)order;
+	f->kind = (uint8_t)kind;
 	f->precise = kpagecount_precise;
 	*index = s->nfolios++;
 	return 0;
@@ -121,7 +139,9 @@ int fsim_snapshot_add_region(struct fsim_snapshot *s, unsigned int proc, uint64_
 {
 	if (!s || !index || !npages)
 		return -EINVAL;
-	if (!grow((void **)&s->region, &s->cap_regions, s->nregions, sizeof(*s->region)))
+	if (s->nregions >= UINT32_MAX)
+		return -E2BIG;
+	if (!grow((void **)&s->region, &s->cap_regions, s->nregions, 1, sizeof(*s->region)))
 		return -ENOMEM;
 	s->region[s->nregions].proc = proc;
 	s->region[s->nregions].npages = npages;
@@ -131,19 +151,65 @@ int fsim_snapshot_add_region(struct fsim_snapshot *s, unsigned int proc, uint64_
 	return 0;
 }
 
+/* Whether the mapping extends run @r. */
+static bool extends(const struct fsim_snapshot *s, const struct snap_run *r, size_t region,
+		    uint64_t page, size_t folio, unsigned long fpage, bool pmd)
+{
+	if (r->region != region || r->page + r->len != page || r->pmd != pmd ||
+	    r->len >= RUN_MAX)
+		return false;
+	if (!r->step && r->folio == folio)
+		return r->fpage + r->len == fpage;
+	/* a step run: page i maps page 0 of small folio folio + i */
+	return !pmd && fpage == 0 && s->folio[folio].order == 0 && r->fpage == 0 &&
+	       r->folio + r->len == folio && (r->step || s->folio[r->folio].order == 0);
+}
+
 int fsim_snapshot_map(struct fsim_snapshot *s, size_t region, uint64_t page, size_t folio,
 		      unsigned long fpage, enum fsim_level level)
 {
+	struct snap_run *last;
+
 	if (!s || region >= s->nregions || folio >= s->nfolios ||
 	    page >= s->region[region].npages ||
 	    fpage >= (1ul << s->folio[folio].order) ||
 	    (level != FSIM_LEVEL_PTE && level != FSIM_LEVEL_PMD) ||
 	    (level == FSIM_LEVEL_PMD && s->folio[folio].order != s->arch.pmd_order))
 		return -EINVAL;
-	if (!grow((void **)&s->map, &s->cap_maps, s->nmaps, sizeof(*s->map)))
+	last = s->nruns ? &s->run[s->nruns - 1] : NULL;
+	if (last && extends(s, last, region, page, folio, fpage, level == FSIM_LEVEL_PMD)) {
+		last->step |= last->folio != folio;
+		last->len++;
+		if (last->step && s->folio[folio].runs < 255)
+			s->folio[folio].runs++;
+		return 0;
+	}
+	if (!grow((void **)&s->run, &s->cap_runs, s->nruns, 1, sizeof(*s->run)))
 		return -ENOMEM;
-	s->map[s->nmaps++] = (struct snap_map){ region, folio, page, fpage, level };
+	s->run[s->nruns++] = (struct snap_run){ .page = page, .region = (uint32_t)region,
+		.folio = (uint32_t)folio, .fpage = (uint32_t)fpage, .len = 1,
+		.pmd = level == FSIM_LEVEL_PMD };
+	if (s->folio[folio].runs < 255)
+		s->folio[folio].runs++;
 	return 0;
+}
+
+uint64_t fsim_snapshot_kpagecount(const struct fsim_snapshot *s, size_t folio,
+				  unsigned long fpage)
+{
+	if (!s || folio >= s->nfolios || fpage >= (1ul << s->folio[folio].order) ||
+	    s->folio[folio].count == NO_COUNT)
+		return 0;
+	return s->counts[s->folio[folio].count + fpage];
+}
+
+size_t fsim_snapshot_bytes(const struct fsim_snapshot *s)
+{
+	if (!s)
+		return 0;
+	return sizeof(*s) + s->cap_folios * sizeof(*s->folio) +
+	       s->cap_counts * sizeof(*s->counts) + s->cap_regions * sizeof(*s->region) +
+	       s->cap_runs * sizeof(*s->run);
 }
 
 size_t fsim_snapshot_regions(const struct fsim_snapshot *s)
@@ -155,46 +221,34 @@ size_t fsim_snapshot_regions(const struct fsim_snapshot *s)
 /* The replay                                                          */
 /* ------------------------------------------------------------------ */
 
+/* One mapping of the folio being replayed: @len pages from @page of
+ * @region map its pages from @fpage (a PMD: the whole folio). */
+struct mapping {
+	uint64_t page;
+	uint32_t region, fpage, len;
+	bool pmd;
+};
+
+/* What a region has read so far. */
+struct region_acc {
+	struct fsim_smaps raw;
+	uint64_t kpagecount_sum, exclusive_pages, history_pages;
+};
+
 struct replay {
 	const struct fsim_snapshot *s;
 	struct fsim_ctx *ctx;
 	struct fsim_mm **mm;	/* per process, then [nprocs]: the others */
-	struct fsim_folio **f;	/* per snapshot folio */
+	struct region_acc *acc;	/* per region */
 	struct fsim_snapshot_notes *notes;
+	struct mapping *m;	/* the current folio's mappings */
+	size_t nm, cap_m;
+	unsigned long *seen, *mine;	/* per page of the current folio */
 };
 
-static int by_folio(const void *a, const void *b)
+static struct fsim_mm *mm_of(const struct replay *rp, uint32_t region)
 {
-	const struct snap_map *x = a, *y = b;
-
-	if (x->folio != y->folio)
-		return x->folio < y->folio ? -1 : 1;
-	if (x->region != y->region)
-		return x->region < y->region ? -1 : 1;
-	if (x->level != y->level)
-		return x->level < y->level ? -1 : 1;
-	return x->fpage < y->fpage ? -1 : x->fpage > y->fpage;
-}
-
-static int by_region(const void *a, const void *b)
-{
-	const struct snap_map *x = a, *y = b;
-
-	if (x->region != y->region)
-		return x->region < y->region ? -1 : 1;
-	return x->page < y->page ? -1 : x->page > y->page;
-}
-
-/* The run of PTEs of one folio in one region at consecutive folio pages
- * starting at v[i] (one batched call); a PMD is one entry of its pages. */
-static size_t run_of(const struct snap_map *v, size_t n, size_t i)
-{
-	size_t j = i + 1;
-
-	while (j < n && v[j].folio == v[i].folio && v[j].region == v[i].region &&
-	       v[j].level == v[i].level && v[j].fpage == v[j - 1].fpage + 1)
-		j++;
-	return j - i;
+	return rp->mm[rp->s->region[region].proc];
 }
 
 static int add_rmap(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level level,
@@ -208,66 +262,65 @@ static int add_rmap(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level le
 
 /* Whether the kernel counts more mappings of some page of folio @sf than
  * the snapshot saw (@seen: the snapshot's mappings per page). */
-static bool mapped_elsewhere(const struct snap_folio *sf, const unsigned long *seen)
+static bool mapped_elsewhere(const struct fsim_snapshot *s, const struct snap_folio *sf,
+			     const unsigned long *seen)
 {
 	unsigned long i;
 
-	if (!sf->kpagecount || !sf->precise)
+	if (sf->count == NO_COUNT || !sf->precise)
 		return false;
 	for (i = 0; i < (1ul << sf->order); i++)
-		if (sf->kpagecount[i] > seen[i])
+		if (s->counts[sf->count + i] > seen[i])
 			return true;
 	return false;
 }
 
-/* Mappings of folio @k are v[0 .. n-1] (sorted by region, level, page). */
-static void replay_folio(struct replay *rp, size_t k, const struct snap_map *v, size_t n)
+/* smaps_pte_range() over the folio's mappings, into their regions. */
+static void account_folio(struct replay *rp, const struct fsim_folio *f, bool history)
 {
-	const struct snap_folio *sf = &rp->s->folio[k];
+	size_t i;
+	uint32_t k;
+
+	for (i = 0; i < rp->nm; i++) {
+		const struct mapping *m = &rp->m[i];
+		struct region_acc *a = &rp->acc[m->region];
+
+		for (k = 0; k < m->len; k++) {
+			a->kpagecount_sum += fsim_kpagecount(f, m->fpage + k);
+			a->exclusive_pages += fsim_pagemap_exclusive(f, m->fpage + k);
+			if (!m->pmd)
+				fsim_smaps_account(f, FSIM_LEVEL_PTE, m->fpage + k, false, &a->raw);
+		}
+		if (m->pmd)
+			fsim_smaps_account(f, FSIM_LEVEL_PMD, 0, false, &a->raw);
+		if (history)
+			a->history_pages += m->len;
+	}
+}
+
+/* The fault, the observed mappings, the other address spaces' mappings. */
+static void map_folio(struct replay *rp, const struct snap_folio *sf, struct fsim_folio *f,
+		      bool one_mm, bool first_pmd, bool elsewhere)
+{
 	const unsigned long nr = 1ul << sf->order;
 	const bool pmd_order = sf->order == rp->s->arch.pmd_order;
-	struct fsim_mm *first = rp->mm[rp->s->region[v[0].region].proc];
-	bool one_mm = true, first_pmd = false, elsewhere;
-	unsigned long *seen = calloc(nr, sizeof(*seen)), *mine = calloc(nr, sizeof(*mine));
-	struct fsim_folio *f;
-	size_t i, len;
+	struct fsim_mm *first = mm_of(rp, rp->m[0].region);
+	unsigned long i;
+	size_t j;
 
-	if (!seen || !mine || fsim_folio_create(rp->ctx, sf->order, sf->kind, &f)) {
-		free(seen);
-		free(mine);
-		return;
-	}
-	rp->f[k] = f;
-	rp->notes->folios++;
-	for (i = 0; i < n; i++) {
-		const bool by_first = rp->mm[rp->s->region[v[i].region].proc] == first;
-
-		one_mm &= by_first;
-		first_pmd |= by_first && v[i].level == FSIM_LEVEL_PMD;
-		seen[v[i].fpage]++;
-		mine[v[i].fpage] += by_first;
-	}
-	elsewhere = mapped_elsewhere(sf, seen);
-	rp->notes->folios_shared_elsewhere += elsewhere;
-	if (sf->kind == FSIM_KIND_ANON) {
-		/* exclusive only if nobody else maps it, here or elsewhere */
-		if (fsim_folio_add_new_anon_rmap(f, first, one_mm && !elsewhere))
-			rp->notes->refused++;
-		if (one_mm && !elsewhere && sf->order > 0)
-			rp->notes->folios_history_dependent++;
-	}
+	if (sf->kind == FSIM_KIND_ANON &&	/* exclusive only if nobody else maps it */
+	    fsim_folio_add_new_anon_rmap(f, first, one_mm && !elsewhere))
+		rp->notes->refused++;
 	/* every observed mapping but the fault's own (the first mm's PMD, or
 	 * the first mm's PTEs of a smaller folio) */
-	for (i = 0; i < n; i += len) {
-		const bool by_first = rp->mm[rp->s->region[v[i].region].proc] == first;
-		struct fsim_mm *mm = rp->mm[rp->s->region[v[i].region].proc];
+	for (j = 0; j < rp->nm; j++) {
+		const struct mapping *m = &rp->m[j];
+		struct fsim_mm *mm = mm_of(rp, m->region);
 
-		len = run_of(v, n, i);
-		if (sf->kind == FSIM_KIND_ANON && by_first &&
-		    (pmd_order ? v[i].level == FSIM_LEVEL_PMD : true))
+		if (sf->kind == FSIM_KIND_ANON && mm == first && (!pmd_order || m->pmd))
 			continue;
-		if (add_rmap(f, mm, v[i].level, v[i].level == FSIM_LEVEL_PMD ? 0 : v[i].fpage,
-			     v[i].level == FSIM_LEVEL_PMD ? nr : len))
+		if (add_rmap(f, mm, m->pmd ? FSIM_LEVEL_PMD : FSIM_LEVEL_PTE,
+			     m->pmd ? 0 : m->fpage, m->pmd ? nr : m->len))
 			rp->notes->refused++;
 		else
 			rp->notes->mappings++;
@@ -277,75 +330,172 @@ static void replay_folio(struct replay *rp, size_t k, const struct snap_map *v, 
 	    fsim_folio_remove_rmap(f, first, FSIM_LEVEL_PMD, 0, nr))
 		rp->notes->refused++;
 	for (i = 0; sf->kind == FSIM_KIND_ANON && !pmd_order && i < nr; i++)
-		if (!mine[i] && fsim_folio_remove_rmap(f, first, FSIM_LEVEL_PTE, i, 1))
+		if (!rp->mine[i] && fsim_folio_remove_rmap(f, first, FSIM_LEVEL_PTE, i, 1))
 			rp->notes->refused++;
 	/* what the kernel counts beyond the snapshot: other address spaces */
 	for (i = 0; elsewhere && i < nr; i++)
-		for (uint64_t c = seen[i]; c < sf->kpagecount[i]; c++)
+		for (uint64_t c = rp->seen[i]; c < rp->s->counts[sf->count + i]; c++)
 			if (add_rmap(f, rp->mm[rp->s->nprocs], FSIM_LEVEL_PTE, i, 1))
 				rp->notes->refused++;
-	free(seen);
-	free(mine);
 }
 
-/* smaps of one region: its entries accounted, one VMA printed in kB. */
-static void region_values(struct replay *rp, const struct snap_map *v, size_t n,
-			  struct fsim_snapshot_values *out)
+/* Replays folio @k with the mappings rp->m[0 .. nm-1] (sorted by region,
+ * level, page), accounts them, and drops the folio: the model holds one
+ * folio at a time. */
+static int replay_folio(struct replay *rp, size_t k)
 {
-	struct fsim_smaps raw;
+	const struct snap_folio *sf = &rp->s->folio[k];
+	const unsigned long nr = 1ul << sf->order;
+	struct fsim_mm *first = mm_of(rp, rp->m[0].region);
+	bool one_mm = true, first_pmd = false, elsewhere, history;
+	struct fsim_folio *f;
 	size_t i;
+	uint32_t p;
 
-	memset(&raw, 0, sizeof(raw));
-	memset(out, 0, sizeof(*out));
-	for (i = 0; i < n; i++) {
-		struct fsim_folio *f = rp->f[v[i].folio];
+	if (fsim_folio_create(rp->ctx, sf->order, sf->kind, &f))
+		return -ENOMEM;
+	memset(rp->seen, 0, nr * sizeof(*rp->seen));
+	memset(rp->mine, 0, nr * sizeof(*rp->mine));
+	for (i = 0; i < rp->nm; i++) {
+		const bool by_first = mm_of(rp, rp->m[i].region) == first;
 
-		if (!f)
-			continue;
-		out->kpagecount_sum += fsim_kpagecount(f, v[i].fpage);
-		out->exclusive_pages += fsim_pagemap_exclusive(f, v[i].fpage);
-		if (v[i].level == FSIM_LEVEL_PTE)
-			fsim_smaps_account(f, FSIM_LEVEL_PTE, v[i].fpage, false, &raw);
-		else if (v[i].fpage == 0)	/* the PMD, once */
-			fsim_smaps_account(f, FSIM_LEVEL_PMD, 0, false, &raw);
+		one_mm &= by_first;
+		first_pmd |= by_first && rp->m[i].pmd;
+		for (p = 0; p < rp->m[i].len; p++) {
+			rp->seen[rp->m[i].fpage + p]++;
+			rp->mine[rp->m[i].fpage + p] += by_first;
+		}
 	}
-	smaps_kb_add(&out->kb, &raw);
-	out->kb.vmas = 1;
+	elsewhere = mapped_elsewhere(rp->s, sf, rp->seen);
+	/* base and rfc read a large anon folio one process maps as shared
+	 * if an earlier sharer left the MM-id shared bit set: /proc cannot say */
+	history = sf->kind == FSIM_KIND_ANON && one_mm && !elsewhere && sf->order > 0;
+	rp->notes->folios++;
+	rp->notes->folios_shared_elsewhere += elsewhere;
+	rp->notes->folios_history_dependent += history;
+	map_folio(rp, sf, f, one_mm, first_pmd, elsewhere);
+	account_folio(rp, f, history && fsim_ctx_mode(rp->ctx) != FSIM_MODE_LEGACY);
+	ctx_discard_folio(f);
+	return 0;
 }
 
-static int replay_all(struct replay *rp, struct fsim_snapshot_values *out)
+/* A mapping reference: folio @folio through run @run, page @off of it (a
+ * step run's page maps its own folio) or the whole run (@off = UINT32_MAX). */
+struct ref {
+	uint32_t folio, run, off;
+};
+
+/* By folio, then in reading order: the first run's process faulted it. */
+static int by_folio(const void *a, const void *b)
+{
+	const struct ref *x = a, *y = b;
+
+	if (x->folio != y->folio)
+		return x->folio < y->folio ? -1 : 1;
+	return x->run < y->run ? -1 : x->run > y->run;
+}
+
+static bool push_mapping(struct replay *rp, const struct snap_run *run, uint32_t off)
+{
+	struct mapping *m;
+
+	if (!grow((void **)&rp->m, &rp->cap_m, rp->nm, 1, sizeof(*rp->m)))
+		return false;
+	m = &rp->m[rp->nm++];
+	m->region = run->region;
+	m->pmd = run->pmd;
+	if (run->step) {
+		m->page = run->page + off;
+		m->fpage = 0;
+		m->len = 1;
+	} else {
+		m->page = run->page;
+		m->fpage = run->fpage;
+		m->len = run->len;
+	}
+	return true;
+}
+
+/* The references of every mapping of a folio mapped by more than one run,
+ * sorted by folio; the others are replayed on their own. */
+static struct ref *shared_refs(const struct fsim_snapshot *s, size_t *n)
+{
+	struct ref *v = NULL;
+	size_t cap = 0, i;
+	uint32_t k;
+
+	*n = 0;
+	for (i = 0; i < s->nruns; i++) {
+		const struct snap_run *run = &s->run[i];
+
+		for (k = 0; k < (run->step ? run->len : 1); k++) {
+			const uint32_t folio = run->step ? run->folio + k : run->folio;
+
+			if (s->folio[folio].runs < 2)
+				continue;
+			if (!grow((void **)&v, &cap, *n, 1, sizeof(*v))) {
+				free(v);
+				return NULL;
+			}
+			v[(*n)++] = (struct ref){ folio, (uint32_t)i, run->step ? k : UINT32_MAX };
+		}
+	}
+	if (*n)
+		qsort(v, *n, sizeof(*v), by_folio);
+	return v ? v : malloc(1);
+}
+
+static int replay_all(struct replay *rp)
 {
 	const struct fsim_snapshot *s = rp->s;
-	struct snap_map *v = malloc((s->nmaps + 1) * sizeof(*v));
-	size_t i, j;
+	size_t n, i, j;
+	struct ref *v;
+	uint32_t k;
+	int err = 0;
 
-	if (!v)
-		return -ENOMEM;
-	if (s->nmaps)
-		memcpy(v, s->map, s->nmaps * sizeof(*v));
-	qsort(v, s->nmaps, sizeof(*v), by_folio);
-	for (i = 0; i < s->nmaps; i = j) {
-		for (j = i + 1; j < s->nmaps && v[j].folio == v[i].folio; j++)
-			;
-		replay_folio(rp, v[i].folio, v + i, j - i);
+	/* folios one run maps: straight from the runs */
+	for (i = 0; !err && i < s->nruns; i++) {
+		const struct snap_run *run = &s->run[i];
+
+		for (k = 0; !err && k < (run->step ? run->len : 1); k++) {
+			const uint32_t folio = run->step ? run->folio + k : run->folio;
+
+			if (s->folio[folio].runs >= 2)
+				continue;
+			rp->nm = 0;
+			err = push_mapping(rp, run, k) ? replay_folio(rp, folio) : -ENOMEM;
+		}
 	}
-	qsort(v, s->nmaps, sizeof(*v), by_region);
-	for (i = 0, j = 0; i < s->nregions; i++) {
-		size_t k = j;
-
-		while (k < s->nmaps && v[k].region == i)
-			k++;
-		region_values(rp, v + j, k - j, &out[i]);
-		j = k;
+	v = err ? NULL : shared_refs(s, &n);
+	if (!v)
+		return err ? err : -ENOMEM;
+	for (i = 0; !err && i < n; i = j) {
+		rp->nm = 0;
+		for (j = i; !err && j < n && v[j].folio == v[i].folio; j++)
+			if (!push_mapping(rp, &s->run[v[j].run], v[j].off))
+				err = -ENOMEM;
+		if (!err)
+			err = replay_folio(rp, v[i].folio);
 	}
 	free(v);
-	return 0;
+	return err;
+}
+
+static void region_values(const struct region_acc *a, struct fsim_snapshot_values *out)
+{
+	memset(out, 0, sizeof(*out));
+	smaps_kb_add(&out->kb, &a->raw);
+	out->kb.vmas = 1;
+	out->kpagecount_sum = a->kpagecount_sum;
+	out->exclusive_pages = a->exclusive_pages;
+	out->history_pages = a->history_pages;
 }
 
 int fsim_snapshot_predict(const struct fsim_snapshot *s, enum fsim_mode mode,
 			  struct fsim_snapshot_values *out,
 			  struct fsim_snapshot_notes *notes)
 {
+	const unsigned long max_nr = 1ul << (s ? s->arch.pud_order : 0);
 	struct fsim_snapshot_notes local;
 	struct replay rp;
 	unsigned int i;
@@ -361,14 +511,21 @@ int fsim_snapshot_predict(const struct fsim_snapshot *s, enum fsim_mode mode,
 	if (err)
 		return err;
 	rp.mm = calloc(s->nprocs + 1, sizeof(*rp.mm));
-	rp.f = calloc(s->nfolios + 1, sizeof(*rp.f));
-	err = rp.mm && rp.f ? 0 : -ENOMEM;
+	rp.acc = calloc(s->nregions + 1, sizeof(*rp.acc));
+	rp.seen = calloc(max_nr, sizeof(*rp.seen));
+	rp.mine = calloc(max_nr, sizeof(*rp.mine));
+	err = rp.mm && rp.acc && rp.seen && rp.mine ? 0 : -ENOMEM;
 	for (i = 0; !err && i <= s->nprocs; i++)
 		err = fsim_mm_create(rp.ctx, 0, &rp.mm[i]);
 	if (!err)
-		err = replay_all(&rp, out);
+		err = replay_all(&rp);
+	for (i = 0; !err && i < s->nregions; i++)
+		region_values(&rp.acc[i], &out[i]);
 	free(rp.mm);
-	free(rp.f);
+	free(rp.acc);
+	free(rp.seen);
+	free(rp.mine);
+	free(rp.m);
 	fsim_ctx_destroy(rp.ctx);
 	return err;
 }

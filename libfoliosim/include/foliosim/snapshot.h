@@ -11,8 +11,11 @@
  * A snapshot sees the mappings, not their history: an anon folio is
  * replayed as faulted by the first process that maps it, then mapped by
  * the others (as fork would), and what the history could change is
- * counted in the notes rather than guessed.  Functions return 0 or a
- * negative errno (-EINVAL for a bad argument, -ENOMEM).
+ * counted in the notes and bounded per region rather than guessed.
+ * fsim_snapshot_predict() replays one folio at a time: its memory is the
+ * observation's plus one folio.  Functions return 0 or a negative errno
+ * (-EINVAL for a bad argument, -ENOMEM, -E2BIG beyond 2^32 folios, folio
+ * pages or regions).
  */
 #ifndef FOLIOSIM_SNAPSHOT_H
 #define FOLIOSIM_SNAPSHOT_H
@@ -48,7 +51,9 @@ FSIM_API int fsim_snapshot_add_region(struct fsim_snapshot *s, unsigned int proc
 				      uint64_t npages, size_t *index);
 /** Page @page of region @region maps page @fpage of folio @folio: by a PTE
  *  (FSIM_LEVEL_PTE) or as part of a PMD mapping the whole folio
- *  (FSIM_LEVEL_PMD: give every page it covers). */
+ *  (FSIM_LEVEL_PMD: give every page it covers).  Mappings given in address
+ *  order are stored as runs (a PMD, a range of one folio, or pages each
+ *  mapping the next small folio), which is what keeps a snapshot small. */
 FSIM_API int fsim_snapshot_map(struct fsim_snapshot *s, size_t region, uint64_t page,
 			       size_t folio, unsigned long fpage, enum fsim_level level);
 
@@ -57,6 +62,13 @@ struct fsim_snapshot_values {
 	struct fsim_smaps_kb kb;	/* smaps, one VMA (Private/Shared: totals) */
 	uint64_t kpagecount_sum;	/* /proc/kpagecount over its mapped pages */
 	uint64_t exclusive_pages;	/* pagemap bit 56 set */
+	/* base, rfc: its pages in large anon folios only its process maps
+	 * (fsim_snapshot_notes.folios_history_dependent).  They read private
+	 * and exclusive here; had an earlier sharer left the MM-id shared bit
+	 * set they would read shared, so the kernel's Private lies in
+	 * [private_total - history_pages * 4 kB, private_total], Shared and
+	 * bit 56 likewise.  0 in legacy: per-page mapcounts have no history. */
+	uint64_t history_pages;
 };
 
 /** What the replay could not know or do. */
@@ -76,6 +88,12 @@ struct fsim_snapshot_notes {
 FSIM_API int fsim_snapshot_predict(const struct fsim_snapshot *s, enum fsim_mode mode,
 				   struct fsim_snapshot_values *out,
 				   struct fsim_snapshot_notes *notes);
+/** The kpagecount recorded for page @fpage of folio @folio (0 if none). */
+FSIM_API uint64_t fsim_snapshot_kpagecount(const struct fsim_snapshot *s, size_t folio,
+					   unsigned long fpage);
+/** Bytes the observation holds (what `foliosim snapshot` keeps per
+ *  resident page: 8 per folio, 4 per folio page, 24 per run of mappings). */
+FSIM_API size_t fsim_snapshot_bytes(const struct fsim_snapshot *s);
 /** The number of regions added. */
 FSIM_API size_t fsim_snapshot_regions(const struct fsim_snapshot *s);
 
