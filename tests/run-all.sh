@@ -79,7 +79,7 @@ run_suite() {	# name preset ctest-args...
 }
 
 cd "$top"
-run_suite default default -LE kernel
+run_suite default default -LE "kernel|bench"
 if ((sanitizers)); then
 	run_suite asan+ubsan asan -LE "kernel|install|slow"
 	run_suite tsan tsan -L "unit|stress" -LE slow

@@ -20,11 +20,15 @@ struct snapcheck_proc {
 struct snapcheck_totals {
 	unsigned long long steps, processes, regions, values, differences;
 	unsigned long long refused, errors;
+	unsigned long long history;	/* differ within MM-id history bounds */
+	unsigned long long sampled_out;	/* steps not snapshotted (too many workers) */
 };
 
 /* Snapshots @procs after the step @where ("file:line") and compares. */
 void snapcheck_step(enum fsim_mode mode, const char *where,
 		    const struct snapcheck_proc *procs, size_t nprocs);
 const struct snapcheck_totals *snapcheck_totals(void);
+/* A step left out (snapshot_step() samples steps with many workers). */
+void snapcheck_sampled_out(void);
 
 #endif /* FOLIOSIM_GUEST_SNAPCHECK_H */

@@ -96,16 +96,13 @@ static bool read_all(struct snap_cmd *c)
 	for (i = 0; i < c->nproc; i++) {
 		struct snap_process p;
 
-		if (c->nproc > 16)
-			fprintf(stderr, "\rreading process %zu of %zu", i + 1, c->nproc);
+		snap_reader_progress(r, i + 1, c->nproc);
 		if (!snap_read_process(r, c->proc[i].pid, (unsigned int)kept, &p)) {
 			free(p.vma);
 			continue;
 		}
 		c->proc[kept++] = p;
 	}
-	if (c->nproc > 16)
-		fputc('\n', stderr);
 	c->nproc = kept;
 	snap_reader_close(r);
 	return true;
@@ -142,21 +139,37 @@ static const char *const field_name[NR_FIELDS] = {
 	"Rss", "Pss", "Private", "Shared", "AnonHugePages", "kpagecount", "bit 56" };
 
 /* Counts, per field, the regions where mode's prediction @p differs from
- * the kernel's figures @v. */
+ * the kernel's figures @v; differences MM-id history can explain
+ * (snap_within_history()) go to @history instead. */
 static void compare_fields(const struct kernel_vma *v, const struct fsim_snapshot_values *p,
-			   unsigned long differ[NR_FIELDS])
+			   unsigned long differ[NR_FIELDS], unsigned long *history)
 {
+	const long long priv = (long long)p->kb.private_total, shared = (long long)p->kb.shared_total,
+			excl = (long long)p->exclusive_pages;
+	bool hist = false;
+
 	differ[F_RSS] += (long long)p->kb.rss != v->rss;
 	differ[F_PSS] += (long long)p->kb.pss != v->pss;
-	differ[F_PRIVATE] += (long long)p->kb.private_total != v->private_kb;
-	differ[F_SHARED] += (long long)p->kb.shared_total != v->shared_kb;
 	differ[F_ANON_HUGE] += (long long)p->kb.anon_huge != v->anon_huge;
 	differ[F_KPAGECOUNT] += p->kpagecount_sum != v->kpagecount_sum;
-	differ[F_BIT56] += p->exclusive_pages != v->exclusive_pages;
+	if (snap_within_history(SNAP_PRIVATE_KB, v->private_kb, priv, p))
+		hist = true;
+	else
+		differ[F_PRIVATE] += priv != v->private_kb;
+	if (snap_within_history(SNAP_SHARED_KB, v->shared_kb, shared, p))
+		hist = true;
+	else
+		differ[F_SHARED] += shared != v->shared_kb;
+	if (snap_within_history(SNAP_EXCLUSIVE_PAGES, (long long)v->exclusive_pages, excl, p))
+		hist = true;
+	else
+		differ[F_BIT56] += excl != (long long)v->exclusive_pages;
+	*history += hist;
 }
 
 static void print_process(const struct snap_cmd *c, const struct snap_process *p,
-			  unsigned long differ[][NR_FIELDS], unsigned long *regions)
+			  unsigned long differ[][NR_FIELDS], unsigned long *history,
+			  unsigned long *regions)
 {
 	size_t i;
 	int m;
@@ -183,18 +196,19 @@ static void print_process(const struct snap_cmd *c, const struct snap_process *p
 			    (long long)pv->kb.shared_total, (long long)pv->kb.anon_huge,
 			    (unsigned long long)pv->kpagecount_sum,
 			    (unsigned long long)pv->exclusive_pages);
-			compare_fields(v, pv, differ[m]);
+			compare_fields(v, pv, differ[m], &history[m]);
 		}
 	}
 }
 
 static void print_report(const struct snap_cmd *c)
 {
-	unsigned long differ[FSIM_NR_MODES][NR_FIELDS], regions = 0;
+	unsigned long differ[FSIM_NR_MODES][NR_FIELDS], history[FSIM_NR_MODES], regions = 0;
 	int m, f;
 	size_t i;
 
 	memset(differ, 0, sizeof(differ));
+	memset(history, 0, sizeof(history));
 	printf("snapshot: %zu processes, %llu pages in %llu folios; kpagecount per page: %s%s\n",
 	       c->nproc, (unsigned long long)c->st.pages, (unsigned long long)c->st.folios,
 	       c->st.precise_why, c->st.no_pagemap_scan ?
@@ -206,7 +220,7 @@ static void print_report(const struct snap_cmd *c)
 		       (unsigned long long)c->st.skipped_ksm,
 		       (unsigned long long)c->st.skipped_unknown);
 	for (i = 0; i < c->nproc; i++)
-		print_process(c, &c->proc[i], differ, &regions);
+		print_process(c, &c->proc[i], differ, history, &regions);
 	if (c->nmodes) {
 		const struct fsim_snapshot_notes *n = &c->notes[0];
 
@@ -228,17 +242,25 @@ static void print_report(const struct snap_cmd *c)
 				printf(" %s differs in %lu of %lu regions;", field_name[f],
 				       differ[m][f], regions);
 		}
-		printf("%s\n", all ? " equals the kernel in every region" : "");
+		printf("%s", all ? " equals the kernel in every region" : "");
+		if (history[m])
+			printf(" (%lu regions within MM-id history bounds)", history[m]);
+		putchar('\n');
 	}
 }
 
+/* One object of figures; @history: a mode's history_pages (-1: the
+ * kernel's own, which has none). */
 static void json_values(const char *name, long long rss, long long pss, long long priv,
 			long long shared, long long huge, unsigned long long kpc,
-			unsigned long long excl)
+			unsigned long long excl, long long history)
 {
 	printf("\"%s\":{\"rss_kb\":%lld,\"pss_kb\":%lld,\"private_kb\":%lld,"
 	       "\"shared_kb\":%lld,\"anon_huge_kb\":%lld,\"kpagecount_sum\":%llu,"
-	       "\"exclusive_pages\":%llu}", name, rss, pss, priv, shared, huge, kpc, excl);
+	       "\"exclusive_pages\":%llu", name, rss, pss, priv, shared, huge, kpc, excl);
+	if (history >= 0)
+		printf(",\"history_pages\":%lld", history);
+	putchar('}');
 }
 
 /* {"processes":[{"pid","comm","regions":[{"start","end","name","kernel":{},
@@ -268,7 +290,7 @@ static void print_json(const struct snap_cmd *c)
 			putchar(',');
 			json_values("kernel", v->rss, v->pss, v->private_kb, v->shared_kb,
 				    v->anon_huge, (unsigned long long)v->kpagecount_sum,
-				    (unsigned long long)v->exclusive_pages);
+				    (unsigned long long)v->exclusive_pages, -1);
 			printf(",\"modes\":{");
 			for (m = 0; m < c->nmodes; m++) {
 				const struct fsim_snapshot_values *pv = &c->pred[m][v->region];
@@ -279,7 +301,8 @@ static void print_json(const struct snap_cmd *c)
 					    (long long)pv->kb.pss, (long long)pv->kb.private_total,
 					    (long long)pv->kb.shared_total, (long long)pv->kb.anon_huge,
 					    (unsigned long long)pv->kpagecount_sum,
-					    (unsigned long long)pv->exclusive_pages);
+					    (unsigned long long)pv->exclusive_pages,
+					    (long long)pv->history_pages);
 			}
 			printf("}}");
 		}

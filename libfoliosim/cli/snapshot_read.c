@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "snapshot_read.h"
@@ -37,23 +38,55 @@ struct page_region {
 
 #define BATCH 512
 #define MAX_ORDER_PAGES (1ul << 18)
+#define CHUNK 4096		/* pagemap entries read at once: 32 KiB */
+#define WINDOW 64		/* kpageflags/kpagecount entries read at once */
+#define SCAN_VEC 256		/* PAGEMAP_SCAN ranges per call */
 
-/* A folio already added: [head, head + nr) and its index. */
+/* A folio: its head PFN, pages and index in the snapshot. */
 struct known_folio {
-	uint64_t head, nr;
-	size_t index;
+	uint64_t head;
+	uint32_t index;
+	uint32_t nr;
+};
+
+/*
+ * The folios that may be seen again, open-addressed by head PFN: a small
+ * folio whose kpagecount is 1 is mapped once and never enters it.  12
+ * bytes a slot (key: head PFN << 6 | order + 1, 0 free; and the index),
+ * at most 3/4 full, grown by half: the table and its growth stay under
+ * 24 bytes a page when every page is shared by two processes (the
+ * fork of a process of small folios; tests/bench).
+ */
+struct known_table {
+	uint64_t *key;
+	uint32_t *index;
+	size_t n, cap;
+};
+
+/* /proc/kpageflags or kpagecount entries, WINDOW at a time: neighbouring
+ * pages are often neighbouring PFNs, and one pread per page is what makes
+ * a naive reader slow. */
+struct pfn_window {
+	int fd;
+	uint64_t base;
+	uint64_t v[WINDOW];
+	bool valid;
 };
 
 struct snap_reader {
 	struct fsim_snapshot *s;
 	struct read_stats *st;
-	int flags_fd, count_fd;
+	struct pfn_window flags, count;
 	uint64_t page_size;
-	struct known_folio *known;	/* open-addressed by head PFN */
-	size_t nknown, cap;
+	struct known_table known;
 	struct known_folio last;	/* the folio of the previous page */
 	bool have_last;
 	bool ksm_possible;	/* KSM shares pages now: trust KPF_KSM */
+	const uint64_t *only_start, *only_end;	/* read only VMAs meeting these */
+	size_t nonly;
+	struct timespec started, shown;	/* progress on stderr */
+	size_t proc_at, proc_total;
+	bool progress_shown;
 };
 
 static bool pread_u64(int fd, uint64_t index, uint64_t *v, size_t n)
@@ -124,6 +157,26 @@ static bool ksm_shares_pages(void)
 	return n > 0;
 }
 
+static long scan_present(int fd, uint64_t start, uint64_t end, struct page_region *vec,
+			 uint64_t *done);
+
+/* PAGEMAP_SCAN (6.7) on our own stack: ENOTTY (or EINVAL) before it. */
+static bool has_pagemap_scan(void)
+{
+	struct page_region vec[SCAN_VEC];
+	const uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+	const uint64_t at = (uint64_t)(uintptr_t)vec & ~(page - 1);
+	int fd = open("/proc/self/pagemap", O_RDONLY);
+	uint64_t done;
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = scan_present(fd, at, at + page, vec, &done) >= 0;
+	close(fd);
+	return ok;
+}
+
 struct snap_reader *snap_reader_open(struct fsim_snapshot *s, struct read_stats *st)
 {
 	struct snap_reader *r = calloc(1, sizeof(*r));
@@ -133,9 +186,9 @@ struct snap_reader *snap_reader_open(struct fsim_snapshot *s, struct read_stats 
 	r->s = s;
 	r->st = st;
 	r->page_size = (uint64_t)sysconf(_SC_PAGESIZE);
-	r->flags_fd = open("/proc/kpageflags", O_RDONLY);
-	r->count_fd = open("/proc/kpagecount", O_RDONLY);
-	if (r->flags_fd < 0 || r->count_fd < 0) {
+	r->flags.fd = open("/proc/kpageflags", O_RDONLY);
+	r->count.fd = open("/proc/kpagecount", O_RDONLY);
+	if (r->flags.fd < 0 || r->count.fd < 0) {
 		fprintf(stderr, "foliosim snapshot: cannot open /proc/kpageflags or "
 			"/proc/kpagecount (%s): they, and the PFNs in /proc/PID/pagemap, "
 			"need root (CAP_SYS_ADMIN)\n", strerror(errno));
@@ -143,7 +196,9 @@ struct snap_reader *snap_reader_open(struct fsim_snapshot *s, struct read_stats 
 		return NULL;
 	}
 	precise_kpagecount(st);
+	st->no_pagemap_scan = !has_pagemap_scan();
 	r->ksm_possible = ksm_shares_pages();
+	clock_gettime(CLOCK_MONOTONIC, &r->started);
 	return r;
 }
 
@@ -151,42 +206,146 @@ void snap_reader_close(struct snap_reader *r)
 {
 	if (!r)
 		return;
-	if (r->flags_fd >= 0)
-		close(r->flags_fd);
-	if (r->count_fd >= 0)
-		close(r->count_fd);
-	free(r->known);
+	if (r->progress_shown)
+		fputc('\n', stderr);
+	if (r->flags.fd >= 0)
+		close(r->flags.fd);
+	if (r->count.fd >= 0)
+		close(r->count.fd);
+	free(r->known.key);
+	free(r->known.index);
 	free(r);
 }
 
-/* The hash table of folios by head PFN. */
-static struct known_folio *known_slot(struct snap_reader *r, uint64_t head)
+void snap_reader_only(struct snap_reader *r, const uint64_t *start, const uint64_t *end,
+		      size_t n)
 {
-	size_t i = (size_t)(head * 0x9e3779b97f4a7c15ull) & (r->cap - 1);
-
-	while (r->known[i].nr && r->known[i].head != head)
-		i = (i + 1) & (r->cap - 1);
-	return &r->known[i];
+	r->only_start = start;
+	r->only_end = end;
+	r->nonly = n;
 }
 
-static bool known_grow(struct snap_reader *r)
+void snap_reader_progress(struct snap_reader *r, size_t proc, size_t total)
 {
-	struct known_folio *old = r->known;
-	size_t i, oldcap = r->cap;
+	r->proc_at = proc;
+	r->proc_total = total;
+}
 
-	if (2 * (r->nknown + 1) <= r->cap)
+static double seconds_since(const struct timespec *t)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) + (double)(now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+/* A line on stderr once a second, after the first second, for a caller
+ * that said where it is (snap_reader_progress()). */
+static void show_progress(struct snap_reader *r)
+{
+	if (!r->proc_total || seconds_since(&r->started) < 1.0 ||
+	    (r->progress_shown && seconds_since(&r->shown) < 1.0))
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &r->shown);
+	r->progress_shown = true;
+	fprintf(stderr, "\rfoliosim snapshot: process %zu of %zu, %llu pages in %llu folios read",
+		r->proc_at, r->proc_total, (unsigned long long)r->st->pages,
+		(unsigned long long)r->st->folios);
+}
+
+/* Entry @pfn of the window's file. */
+static bool window_get(struct pfn_window *w, uint64_t pfn, uint64_t *v)
+{
+	const uint64_t base = pfn & ~(uint64_t)(WINDOW - 1);
+
+	if (!w->valid || w->base != base) {
+		w->valid = pread_u64(w->fd, base, w->v, WINDOW);
+		w->base = base;
+		if (!w->valid)	/* the end of the file: this entry alone */
+			return pread_u64(w->fd, pfn, v, 1);
+	}
+	*v = w->v[pfn - base];
+	return true;
+}
+
+static unsigned int order_of(uint64_t n)
+{
+	unsigned int o = 0;
+
+	while ((1ull << o) < n)
+		o++;
+	return o;
+}
+
+static uint64_t known_key(uint64_t head, uint32_t nr)
+{
+	return head << 6 | (order_of(nr) + 1);
+}
+
+/* The slot of @key: where it is, or the free slot it would take. */
+static size_t known_slot(const struct known_table *t, uint64_t key)
+{
+	/* multiply-shift onto [0, cap) (Lemire): cap need not be a power of 2 */
+	const uint64_t h = (key * 0x9e3779b97f4a7c15ull) >> 32;
+	size_t i = (size_t)((h * t->cap) >> 32);
+
+	while (t->key[i] && t->key[i] >> 6 != key >> 6)
+		i = i + 1 == t->cap ? 0 : i + 1;
+	return i;
+}
+
+static void known_put(struct known_table *t, uint64_t key, uint32_t index)
+{
+	const size_t i = known_slot(t, key);
+
+	t->n += !t->key[i];
+	t->key[i] = key;
+	t->index[i] = index;
+}
+
+/* Room for one more entry at a load of at most 3/4. */
+static bool known_grow(struct known_table *t)
+{
+	struct known_table old = *t;
+	size_t i;
+
+	if (4 * (t->n + 1) <= 3 * t->cap)
 		return true;
-	r->cap = r->cap ? 2 * r->cap : 1024;
-	r->known = calloc(r->cap, sizeof(*r->known));
-	if (!r->known) {
-		r->known = old;
-		r->cap = oldcap;
+	t->cap = t->cap ? t->cap + t->cap / 2 : 1024;
+	if (t->cap >= (1ull << 32)) {
+		*t = old;
 		return false;
 	}
-	for (i = 0; i < oldcap; i++)
-		if (old[i].nr)
-			*known_slot(r, old[i].head) = old[i];
-	free(old);
+	t->key = calloc(t->cap, sizeof(*t->key));
+	t->index = malloc(t->cap * sizeof(*t->index));
+	t->n = 0;
+	if (!t->key || !t->index) {
+		free(t->key);
+		free(t->index);
+		*t = old;
+		return false;
+	}
+	for (i = 0; i < old.cap; i++)
+		if (old.key[i])
+			known_put(t, old.key[i], old.index[i]);
+	free(old.key);
+	free(old.index);
+	return true;
+}
+
+/* The folio with head @head, if the table has it. */
+static bool known_get(const struct known_table *t, uint64_t head, struct known_folio *out)
+{
+	size_t i;
+
+	if (!t->cap)
+		return false;
+	i = known_slot(t, head << 6);
+	if (!t->key[i])
+		return false;
+	out->head = head;
+	out->nr = (uint32_t)1 << ((t->key[i] & 63) - 1);
+	out->index = t->index[i];
 	return true;
 }
 
@@ -204,7 +363,7 @@ static bool find_head(struct snap_reader *r, uint64_t pfn, uint64_t f, uint64_t 
 		uint64_t n = lo >= BATCH ? BATCH : lo;
 
 		lo -= n;
-		if (!pread_u64(r->flags_fd, lo, buf, (size_t)n))
+		if (!pread_u64(r->flags.fd, lo, buf, (size_t)n))
 			return false;
 		for (i = (long)n - 1; i >= 0; i--)
 			if (bit(buf[i], KPF_COMPOUND_HEAD)) {
@@ -223,7 +382,7 @@ static uint64_t folio_pages(struct snap_reader *r, uint64_t head, uint64_t head_
 	if (!bit(head_flags, KPF_COMPOUND_HEAD))
 		return 1;
 	while (n < MAX_ORDER_PAGES) {
-		if (!pread_u64(r->flags_fd, head + n, buf, BATCH))
+		if (!pread_u64(r->flags.fd, head + n, buf, BATCH))
 			break;
 		for (i = 0, got = 0; i < BATCH && bit(buf[i], KPF_COMPOUND_TAIL) &&
 				     !bit(buf[i], KPF_COMPOUND_HEAD); i++)
@@ -235,107 +394,77 @@ static uint64_t folio_pages(struct snap_reader *r, uint64_t head, uint64_t head_
 	return n;
 }
 
-static unsigned int order_of(uint64_t n)
+/* Whether the snapshot leaves out the folio with head flags @hf: the zero
+ * page (not vm_normal_page(): smaps skips it), hugetlb, KSM (counted). */
+static bool left_out(struct snap_reader *r, uint64_t hf)
 {
-	unsigned int o = 0;
+	if (bit(hf, KPF_ZERO_PAGE))
+		r->st->skipped_zero++;
+	else if (bit(hf, KPF_HUGE))
+		r->st->skipped_hugetlb++;
+	else if (bit(hf, KPF_KSM) && r->ksm_possible)
+		r->st->skipped_ksm++;
+	else
+		return false;
+	return true;
+}
 
-	while ((1ull << o) < n)
-		o++;
-	return o;
+/* Adds the folio of @nr pages at @head (head flags @hf) to the snapshot. */
+static bool add_folio(struct snap_reader *r, uint64_t head, uint64_t hf, uint64_t nr,
+		      struct known_folio *out)
+{
+	uint64_t one, *count = nr == 1 ? &one : calloc(nr, sizeof(*count));
+	enum fsim_kind kind = bit(hf, KPF_ANON) ? FSIM_KIND_ANON :
+			      bit(hf, KPF_SWAPBACKED) ? FSIM_KIND_SHMEM : FSIM_KIND_FILE;
+	size_t index;
+	bool ok;
+
+	ok = count && nr == (1ull << order_of(nr)) && nr <= UINT32_MAX &&
+	     (nr == 1 ? window_get(&r->count, head, count)
+		      : pread_u64(r->count.fd, head, count, (size_t)nr));
+	/* a small folio's kpagecount is its mapcount on every kernel */
+	ok = ok && !fsim_snapshot_add_folio(r->s, order_of(nr), kind, count,
+					    r->st->kpagecount_precise || nr == 1, &index) &&
+	     index <= UINT32_MAX;
+	if (count != &one)
+		free(count);
+	if (!ok)
+		return false;
+	out->head = head;
+	out->nr = (uint32_t)nr;
+	out->index = (uint32_t)index;
+	r->st->folios++;
+	return true;
 }
 
 /* The folio holding @pfn: found or added; false (counted) if skipped. */
 static bool folio_of(struct snap_reader *r, uint64_t pfn, struct known_folio *out)
 {
-	uint64_t f, head, hf, nr, *count;
-	struct known_folio *k;
-	enum fsim_kind kind;
-	int err;
+	uint64_t f, head, hf, nr;
 
 	if (r->have_last && pfn >= r->last.head && pfn < r->last.head + r->last.nr) {
 		*out = r->last;
 		return true;
 	}
-	if (!pread_u64(r->flags_fd, pfn, &f, 1) || !find_head(r, pfn, f, &head) ||
-	    !pread_u64(r->flags_fd, head, &hf, 1)) {
+	if (!window_get(&r->flags, pfn, &f) || !find_head(r, pfn, f, &head) ||
+	    !window_get(&r->flags, head, &hf)) {
 		r->st->skipped_unknown++;
 		return false;
 	}
-	if (bit(hf, KPF_ZERO_PAGE)) {
-		r->st->skipped_zero++;	/* not vm_normal_page(): smaps skips it */
+	if (left_out(r, hf))
 		return false;
-	}
-	if (bit(hf, KPF_HUGE) || (bit(hf, KPF_KSM) && r->ksm_possible)) {
-		if (bit(hf, KPF_HUGE))
-			r->st->skipped_hugetlb++;
-		else
-			r->st->skipped_ksm++;
-		return false;
-	}
-	if (!known_grow(r)) {
-		r->st->skipped_unknown++;
-		return false;
-	}
-	k = known_slot(r, head);
-	if (!k->nr) {
+	if (!known_get(&r->known, head, &r->last)) {
 		nr = folio_pages(r, head, hf);
-		count = calloc(nr, sizeof(*count));
-		if (!count || nr != (1ull << order_of(nr)) ||
-		    !pread_u64(r->count_fd, head, count, (size_t)nr)) {
-			free(count);
+		if (!known_grow(&r->known) || !add_folio(r, head, hf, nr, &r->last)) {
+			r->have_last = false;
 			r->st->skipped_unknown++;
 			return false;
 		}
-		kind = bit(hf, KPF_ANON) ? FSIM_KIND_ANON :
-		       bit(hf, KPF_SWAPBACKED) ? FSIM_KIND_SHMEM : FSIM_KIND_FILE;
-		/* a small folio's kpagecount is its mapcount on every kernel */
-		err = fsim_snapshot_add_folio(r->s, order_of(nr), kind, count,
-					      r->st->kpagecount_precise || nr == 1, &k->index);
-		free(count);
-		if (err) {
-			r->st->skipped_unknown++;
-			return false;
-		}
-		k->head = head;
-		k->nr = nr;
-		r->nknown++;
-		r->st->folios++;
+		if (nr > 1 || fsim_snapshot_kpagecount(r->s, r->last.index, 0) != 1)
+			known_put(&r->known, known_key(head, (uint32_t)nr), r->last.index);
 	}
-	r->last = *k;
 	r->have_last = true;
-	*out = *k;
-	return true;
-}
-
-/* PAGEMAP_SCAN: @pmd[i] for the pages of [start, end) a PMD maps. */
-static bool scan_huge(int fd, uint64_t start, uint64_t end, uint64_t page, bool *pmd)
-{
-	struct page_region vec[64];
-	struct pm_scan_arg arg;
-	uint64_t from = start;
-	long n, i;
-
-	while (from < end) {
-		memset(&arg, 0, sizeof(arg));
-		arg.size = sizeof(arg);
-		arg.start = from;
-		arg.end = end;
-		arg.vec = (uintptr_t)vec;
-		arg.vec_len = 64;
-		/* pmd_none() also says PAGE_IS_HUGE: present ones only */
-		arg.category_mask = PAGE_IS_HUGE | PAGE_IS_PRESENT;
-		arg.return_mask = PAGE_IS_HUGE | PAGE_IS_PRESENT;
-		n = ioctl(fd, PAGEMAP_SCAN, &arg);
-		if (n < 0)
-			return false;
-		for (i = 0; i < n; i++)
-			for (uint64_t a = vec[i].start; a < vec[i].end; a += page)
-				if (a >= start && a < end)
-					pmd[(a - start) / page] = true;
-		if (n < 64 || arg.walk_end <= from)
-			break;
-		from = arg.walk_end;
-	}
+	*out = r->last;
 	return true;
 }
 
@@ -417,7 +546,7 @@ static void read_smaps(pid_t pid, struct snap_process *p)
 
 /* Without PAGEMAP_SCAN: a PMD-sized folio mapped whole at a PMD-aligned
  * address in one VMA is taken as PMD-mapped (what a PTE-mapped one rarely
- * looks like). */
+ * looks like).  Chunks are CHUNK-aligned, so such a folio lies in one. */
 static bool looks_pmd_mapped(const uint64_t *pme, size_t i, size_t n, uint64_t addr,
 			     uint64_t page, uint64_t nr)
 {
@@ -432,63 +561,159 @@ static bool looks_pmd_mapped(const uint64_t *pme, size_t i, size_t n, uint64_t a
 	return true;
 }
 
-/* The pages of one VMA: pagemap, then each present page's folio. */
-static bool read_vma(struct snap_reader *r, int pagemap_fd, struct kernel_vma *v,
-		     unsigned int proc)
-{
-	const uint64_t page = r->page_size, n = (v->end - v->start) / page;
-	uint64_t *pme = malloc(n * sizeof(*pme) + 1);
-	bool *pmd = calloc(n + 1, 1), ok = true;
-	size_t i, k;
+/* How a chunk's pages are known to be PMD-mapped. */
+enum pmd_source { PMD_NO, PMD_YES, PMD_GUESS };
 
-	if (!pme || !pmd) {
-		free(pme);
-		free(pmd);
-		return false;
-	}
-	if (!pread_u64(pagemap_fd, v->start / page, pme, (size_t)n)) {
-		free(pme);
-		free(pmd);
-		return true;	/* [vsyscall] and the like: nothing to read */
-	}
-	if (!r->st->no_pagemap_scan && !scan_huge(pagemap_fd, v->start, v->end, page, pmd))
-		r->st->no_pagemap_scan = true;
-	for (i = 0; ok && i < n; i++) {
+/* One chunk of the VMA: pages [at, at + n) (VMA page indexes), @pme their
+ * pagemap entries.  False on a hard error (no PFNs: not root). */
+static bool add_chunk(struct snap_reader *r, struct kernel_vma *v, unsigned int proc,
+		      uint64_t at, const uint64_t *pme, size_t n, enum pmd_source src)
+{
+	const uint64_t page = r->page_size;
+	size_t i, pmd_until = 0;
+
+	for (i = 0; i < n; i++) {
+		const uint64_t pfn = pme[i] & PM_PFN_MASK;
 		struct known_folio kf;
-		uint64_t pfn = pme[i] & PM_PFN_MASK, fpage, cnt;
 		enum fsim_level level;
+		uint64_t fpage;
 
 		if (!(pme[i] & PM_PRESENT))
 			continue;
 		if (!pfn) {
 			fprintf(stderr, "foliosim snapshot: pagemap shows no PFNs: that needs "
 				"root (CAP_SYS_ADMIN)\n");
-			ok = false;
-			break;
+			return false;
 		}
 		if (!folio_of(r, pfn, &kf))
 			continue;
 		if (!v->resident) {
-			ok = !fsim_snapshot_add_region(r->s, proc, n, &v->region);
+			if (fsim_snapshot_add_region(r->s, proc, (v->end - v->start) / page,
+						     &v->region))
+				return false;
 			v->resident = true;
 		}
 		fpage = pfn - kf.head;
-		if (r->st->no_pagemap_scan && fpage == 0 &&
-		    looks_pmd_mapped(pme, i, (size_t)n, v->start + i * page, page, kf.nr))
-			for (k = 0; k < kf.nr; k++)
-				pmd[i + k] = true;
-		level = pmd[i] && kf.nr == 512 ? FSIM_LEVEL_PMD : FSIM_LEVEL_PTE;
-		if (ok && fsim_snapshot_map(r->s, v->region, i, kf.index, (unsigned long)fpage,
-					    level))
+		if (src == PMD_GUESS && fpage == 0 &&
+		    looks_pmd_mapped(pme, i, n, v->start + (at + i) * page, page, kf.nr))
+			pmd_until = i + kf.nr;
+		level = kf.nr == 512 && (src == PMD_YES || i < pmd_until) ? FSIM_LEVEL_PMD
+									   : FSIM_LEVEL_PTE;
+		if (fsim_snapshot_map(r->s, v->region, at + i, kf.index, (unsigned long)fpage,
+				      level))
 			r->st->skipped_unknown++;
 		r->st->pages++;
 		v->exclusive_pages += (pme[i] & PM_EXCLUSIVE) != 0;
-		if (pread_u64(r->count_fd, pfn, &cnt, 1))
-			v->kpagecount_sum += cnt;
+		v->kpagecount_sum += fsim_snapshot_kpagecount(r->s, kf.index, fpage);
 	}
+	show_progress(r);
+	return true;
+}
+
+/* Pages [from, to) (addresses) of the VMA, CHUNK-aligned pieces at a time. */
+static bool read_range(struct snap_reader *r, int pagemap_fd, struct kernel_vma *v,
+		       unsigned int proc, uint64_t from, uint64_t to, enum pmd_source src,
+		       uint64_t *pme)
+{
+	const uint64_t page = r->page_size;
+
+	while (from < to) {
+		uint64_t next = (from / page / CHUNK + 1) * CHUNK * page;
+		size_t n;
+
+		if (next > to)
+			next = to;
+		n = (size_t)((next - from) / page);
+		if (!pread_u64(pagemap_fd, from / page, pme, n))
+			return true;	/* [vsyscall] and the like: nothing to read */
+		if (!add_chunk(r, v, proc, (from - v->start) / page, pme, n, src))
+			return false;
+		from = next;
+	}
+	return true;
+}
+
+/*
+ * PAGEMAP_SCAN (6.7): the present ranges of [start, end), each with
+ * whether a PMD maps it; @done: how far it got.  -1 with errno on error.
+ */
+static long scan_present(int fd, uint64_t start, uint64_t end, struct page_region *vec,
+			 uint64_t *done)
+{
+	struct pm_scan_arg arg;
+	long n;
+
+	memset(&arg, 0, sizeof(arg));
+	arg.size = sizeof(arg);
+	arg.start = start;
+	arg.end = end;
+	arg.vec = (uintptr_t)vec;
+	arg.vec_len = SCAN_VEC;
+	arg.category_mask = PAGE_IS_PRESENT;
+	arg.return_mask = PAGE_IS_PRESENT | PAGE_IS_HUGE;
+	n = ioctl(fd, PAGEMAP_SCAN, &arg);
+	*done = arg.walk_end > start ? arg.walk_end : end;
+	return n;
+}
+
+/* The pages of one VMA: the present ranges PAGEMAP_SCAN lists (a sparse
+ * VMA of terabytes costs little), or without it the whole VMA. */
+static bool read_vma(struct snap_reader *r, int pagemap_fd, struct kernel_vma *v,
+		     unsigned int proc)
+{
+	struct page_region vec[SCAN_VEC];
+	uint64_t *pme = malloc(CHUNK * sizeof(*pme)), from = v->start, done;
+	bool ok = true;
+	long n, i;
+
+	if (!pme)
+		return false;
+	while (ok && !r->st->no_pagemap_scan && from < v->end) {
+		n = scan_present(pagemap_fd, from, v->end, vec, &done);
+		if (n < 0) {	/* e.g. [vsyscall]: read what pagemap has */
+			ok = read_range(r, pagemap_fd, v, proc, from, v->end, PMD_NO, pme);
+			from = v->end;
+			break;
+		}
+		for (i = 0; ok && i < n; i++)
+			ok = read_range(r, pagemap_fd, v, proc, vec[i].start, vec[i].end,
+					vec[i].categories & PAGE_IS_HUGE ? PMD_YES : PMD_NO, pme);
+		from = n < SCAN_VEC ? v->end : done;
+	}
+	if (ok && from < v->end)
+		ok = read_range(r, pagemap_fd, v, proc, from, v->end, PMD_GUESS, pme);
 	free(pme);
-	free(pmd);
 	return ok;
+}
+
+/* Whether the reader is to read VMA @v (snap_reader_only()). */
+static bool wanted(const struct snap_reader *r, const struct kernel_vma *v)
+{
+	size_t i;
+
+	if (!r->nonly)
+		return true;
+	for (i = 0; i < r->nonly; i++)
+		if (v->start < r->only_end[i] && r->only_start[i] < v->end)
+			return true;
+	return false;
+}
+
+bool snap_within_history(enum snap_history_field field, long long kernel, long long model,
+			 const struct fsim_snapshot_values *pred)
+{
+	const long long pages = (long long)pred->history_pages;
+	const long long kb = pages * (sysconf(_SC_PAGESIZE) / 1024);
+
+	switch (field) {
+	case SNAP_PRIVATE_KB:
+		return kernel >= model - kb && kernel < model;
+	case SNAP_SHARED_KB:
+		return kernel > model && kernel <= model + kb;
+	case SNAP_EXCLUSIVE_PAGES:
+		return kernel >= model - pages && kernel < model;
+	}
+	return false;
 }
 
 bool snap_read_process(struct snap_reader *r, pid_t pid, unsigned int proc,
@@ -526,7 +751,8 @@ bool snap_read_process(struct snap_reader *r, pid_t pid, unsigned int proc,
 	read_smaps(pid, out);
 	r->have_last = false;
 	for (i = 0; ok && i < out->nvma; i++)
-		ok = read_vma(r, fd, &out->vma[i], proc);
+		if (wanted(r, &out->vma[i]))
+			ok = read_vma(r, fd, &out->vma[i], proc);
 	close(fd);
 	return ok;
 }

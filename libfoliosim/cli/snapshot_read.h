@@ -47,6 +47,20 @@ struct snap_reader;
  * what needs root. */
 struct snap_reader *snap_reader_open(struct fsim_snapshot *s, struct read_stats *st);
 void snap_reader_close(struct snap_reader *r);
+/* From now on read only the VMAs that meet one of [start[i], end[i])
+ * (n 0: all); the arrays must outlive the reads. */
+void snap_reader_only(struct snap_reader *r, const uint64_t *start, const uint64_t *end,
+		      size_t n);
+/* Reading process @proc of @total: for the progress line on stderr, shown
+ * once a second when a snapshot takes longer than one. */
+void snap_reader_progress(struct snap_reader *r, size_t proc, size_t total);
+/* What a kernel value may read beyond a prediction (snapshot.h,
+ * history_pages): Private lower, Shared higher and bit-56 pages fewer by
+ * at most the pages of large anon folios one process maps. */
+enum snap_history_field { SNAP_PRIVATE_KB, SNAP_SHARED_KB, SNAP_EXCLUSIVE_PAGES };
+/* Whether @kernel differs from @model only within that bound. */
+bool snap_within_history(enum snap_history_field field, long long kernel, long long model,
+			 const struct fsim_snapshot_values *pred);
 /* Reads process @pid as snapshot process @proc into @out (allocated);
  * false with a message if it vanished or cannot be read. */
 bool snap_read_process(struct snap_reader *r, pid_t pid, unsigned int proc,

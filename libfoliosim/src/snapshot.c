@@ -317,8 +317,10 @@ static void map_folio(struct replay *rp, const struct snap_folio *sf, struct fsi
 		const struct mapping *m = &rp->m[j];
 		struct fsim_mm *mm = mm_of(rp, m->region);
 
-		if (sf->kind == FSIM_KIND_ANON && mm == first && (!pmd_order || m->pmd))
+		if (sf->kind == FSIM_KIND_ANON && mm == first && (!pmd_order || m->pmd)) {
+			rp->notes->mappings++;	/* the fault made it */
 			continue;
+		}
 		if (add_rmap(f, mm, m->pmd ? FSIM_LEVEL_PMD : FSIM_LEVEL_PTE,
 			     m->pmd ? 0 : m->fpage, m->pmd ? nr : m->len))
 			rp->notes->refused++;
@@ -416,15 +418,13 @@ static bool push_mapping(struct replay *rp, const struct snap_run *run, uint32_t
 	return true;
 }
 
-/* The references of every mapping of a folio mapped by more than one run,
- * sorted by folio; the others are replayed on their own. */
-static struct ref *shared_refs(const struct fsim_snapshot *s, size_t *n)
+/* The mappings of the folios mapped by more than one run, into @out (if
+ * not NULL); their number. */
+static size_t each_shared_ref(const struct fsim_snapshot *s, struct ref *out)
 {
-	struct ref *v = NULL;
-	size_t cap = 0, i;
+	size_t i, n = 0;
 	uint32_t k;
 
-	*n = 0;
 	for (i = 0; i < s->nruns; i++) {
 		const struct snap_run *run = &s->run[i];
 
@@ -433,16 +433,30 @@ static struct ref *shared_refs(const struct fsim_snapshot *s, size_t *n)
 
 			if (s->folio[folio].runs < 2)
 				continue;
-			if (!grow((void **)&v, &cap, *n, 1, sizeof(*v))) {
-				free(v);
-				return NULL;
-			}
-			v[(*n)++] = (struct ref){ folio, (uint32_t)i, run->step ? k : UINT32_MAX };
+			if (out)
+				out[n] = (struct ref){ folio, (uint32_t)i,
+						       run->step ? k : UINT32_MAX };
+			n++;
 		}
 	}
+	return n;
+}
+
+/* The references of every mapping of a folio mapped by more than one run,
+ * sorted by folio; the others are replayed on their own.  Counted first,
+ * then allocated exactly: the largest allocation of a replay. */
+static struct ref *shared_refs(const struct fsim_snapshot *s, size_t *n)
+{
+	struct ref *v;
+
+	*n = each_shared_ref(s, NULL);
+	v = malloc(*n ? *n * sizeof(*v) : 1);
+	if (!v)
+		return NULL;
+	each_shared_ref(s, v);
 	if (*n)
 		qsort(v, *n, sizeof(*v), by_folio);
-	return v ? v : malloc(1);
+	return v;
 }
 
 static int replay_all(struct replay *rp)

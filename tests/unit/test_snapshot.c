@@ -94,6 +94,82 @@ static void test_mapped_elsewhere(void **state)
 	fsim_snapshot_destroy(s);
 }
 
+/* One process maps a whole THP by a PMD: private now, but in base and rfc
+ * an earlier sharer may have left the MM-id shared bit set. */
+static void test_history_bound(void **state)
+{
+	static const enum fsim_mode modes[] = { FSIM_MODE_LEGACY, FSIM_MODE_BASE,
+						FSIM_MODE_RFC };
+	struct fsim_snapshot_values v[1];
+	struct fsim_snapshot_notes n;
+	struct fsim_snapshot *s;
+	uint64_t count[NR];
+	size_t f, r, i, m;
+
+	(void)state;
+	for (i = 0; i < NR; i++)
+		count[i] = 1;
+	assert_int_equal(fsim_snapshot_create(NULL, &s), 0);
+	assert_int_equal(fsim_snapshot_add_folio(s, 9, FSIM_KIND_ANON, count, true, &f), 0);
+	assert_int_equal(fsim_snapshot_add_region(s, 0, NR, &r), 0);
+	for (i = 0; i < NR; i++)
+		assert_int_equal(fsim_snapshot_map(s, r, i, f, i, FSIM_LEVEL_PMD), 0);
+	for (m = 0; m < 3; m++) {
+		assert_int_equal(fsim_snapshot_predict(s, modes[m], v, &n), 0);
+		assert_int_equal(v[0].kb.private_total, 2048);
+		assert_int_equal(v[0].exclusive_pages, NR);
+		assert_int_equal(v[0].history_pages, m == 0 ? 0 : NR);
+		assert_int_equal(n.folios_history_dependent, 1);	/* in every mode */
+	}
+	fsim_snapshot_destroy(s);
+}
+
+/*
+ * 4096 small folios, each mapped by process 0 at consecutive pages and by
+ * process 1 (the fork) too: two step runs in all, so the observation
+ * stays near the 12 bytes a folio costs (8 + its kpagecount), and the
+ * replay still sees two mappers of every page.
+ */
+static void test_small_folios_in_runs(void **state)
+{
+	enum { N = 4096 };
+	struct fsim_snapshot_values v[2];
+	struct fsim_snapshot_notes n;
+	struct fsim_snapshot *s;
+	const uint64_t two = 2;
+	size_t f, first = 0, r0, r1, i;
+
+	(void)state;
+	assert_int_equal(fsim_snapshot_create(NULL, &s), 0);
+	for (i = 0; i < N; i++) {
+		assert_int_equal(fsim_snapshot_add_folio(s, 0, FSIM_KIND_ANON, &two, true, &f), 0);
+		if (i == 0)
+			first = f;
+	}
+	assert_int_equal(fsim_snapshot_add_region(s, 0, N, &r0), 0);
+	assert_int_equal(fsim_snapshot_add_region(s, 1, N, &r1), 0);
+	for (i = 0; i < N; i++)	/* a reader reads one region after the other */
+		assert_int_equal(fsim_snapshot_map(s, r0, i, first + i, 0, FSIM_LEVEL_PTE), 0);
+	for (i = 0; i < N; i++)
+		assert_int_equal(fsim_snapshot_map(s, r1, i, first + i, 0, FSIM_LEVEL_PTE), 0);
+	/* 8 + 4 bytes a folio, grown by half at most, and a few runs */
+	assert_true(fsim_snapshot_bytes(s) <= (size_t)N * 12 * 3 / 2 + 4096);
+	assert_int_equal(fsim_snapshot_predict(s, FSIM_MODE_LEGACY, v, &n), 0);
+	assert_int_equal(n.folios, N);
+	assert_int_equal(n.mappings, 2 * N);
+	assert_int_equal(n.folios_shared_elsewhere, 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(v[i].kb.rss, 4 * N);
+		assert_int_equal(v[i].kb.pss, 2 * N);
+		assert_int_equal(v[i].kb.shared_total, 4 * N);
+		assert_int_equal(v[i].kpagecount_sum, 2 * N);
+		assert_int_equal(v[i].exclusive_pages, 0);
+	}
+	assert_int_equal(fsim_snapshot_kpagecount(s, first + 7, 0), 2);
+	assert_int_equal(fsim_snapshot_kpagecount(s, first + 7, 1), 0);	/* no such page */
+	fsim_snapshot_destroy(s);
+}
+
 static void test_bad_input(void **state)
 {
 	struct fsim_snapshot *s;
@@ -119,6 +195,8 @@ int main(void)
 		cmocka_unit_test(test_legacy_prediction),
 		cmocka_unit_test(test_rfc_prediction),
 		cmocka_unit_test(test_mapped_elsewhere),
+		cmocka_unit_test(test_history_bound),
+		cmocka_unit_test(test_small_folios_in_runs),
 		cmocka_unit_test(test_bad_input),
 	};
 
