@@ -169,7 +169,7 @@ static void compare_fields(const struct kernel_vma *v, const struct fsim_snapsho
 
 static void print_process(const struct snap_cmd *c, const struct snap_process *p,
 			  unsigned long differ[][NR_FIELDS], unsigned long *history,
-			  unsigned long *regions)
+			  unsigned long *regions, unsigned long *changed)
 {
 	size_t i;
 	int m;
@@ -181,8 +181,10 @@ static void print_process(const struct snap_cmd *c, const struct snap_process *p
 		if (!v->resident)
 			continue;
 		++*regions;
-		printf("  %llx-%llx %s\n", (unsigned long long)v->start,
-		       (unsigned long long)v->end, v->name);
+		printf("  %llx-%llx %s%s\n", (unsigned long long)v->start,
+		       (unsigned long long)v->end, v->name,
+		       v->changed ? "  (changed while read: not compared)" : "");
+		*changed += v->changed;
 		printf("    %-8s %10s %10s %10s %10s %10s %11s %7s\n", "", "Rss kB", "Pss kB",
 		       "Private kB", "Shared kB", "AnonHuge", "kpagecount", "bit 56");
 		row("kernel", v->rss, v->pss, v->private_kb, v->shared_kb, v->anon_huge,
@@ -196,14 +198,16 @@ static void print_process(const struct snap_cmd *c, const struct snap_process *p
 			    (long long)pv->kb.shared_total, (long long)pv->kb.anon_huge,
 			    (unsigned long long)pv->kpagecount_sum,
 			    (unsigned long long)pv->exclusive_pages);
-			compare_fields(v, pv, differ[m], &history[m]);
+			if (!v->changed)
+				compare_fields(v, pv, differ[m], &history[m]);
 		}
 	}
 }
 
 static void print_report(const struct snap_cmd *c)
 {
-	unsigned long differ[FSIM_NR_MODES][NR_FIELDS], history[FSIM_NR_MODES], regions = 0;
+	unsigned long differ[FSIM_NR_MODES][NR_FIELDS], history[FSIM_NR_MODES], regions = 0,
+		      changed = 0;
 	int m, f;
 	size_t i;
 
@@ -220,7 +224,7 @@ static void print_report(const struct snap_cmd *c)
 		       (unsigned long long)c->st.skipped_ksm,
 		       (unsigned long long)c->st.skipped_unknown);
 	for (i = 0; i < c->nproc; i++)
-		print_process(c, &c->proc[i], differ, history, &regions);
+		print_process(c, &c->proc[i], differ, history, &regions, &changed);
 	if (c->nmodes) {
 		const struct fsim_snapshot_notes *n = &c->notes[0];
 
@@ -240,11 +244,13 @@ static void print_report(const struct snap_cmd *c)
 			all &= !differ[m][f];
 			if (differ[m][f])
 				printf(" %s differs in %lu of %lu regions;", field_name[f],
-				       differ[m][f], regions);
+				       differ[m][f], regions - changed);
 		}
 		printf("%s", all ? " equals the kernel in every region" : "");
 		if (history[m])
 			printf(" (%lu regions within MM-id history bounds)", history[m]);
+		if (changed)
+			printf(" (%lu regions changed while read, not compared)", changed);
 		putchar('\n');
 	}
 }
@@ -287,7 +293,7 @@ static void print_json(const struct snap_cmd *c)
 			       (unsigned long long)v->start, (unsigned long long)v->end);
 			first_region = 0;
 			json_kv_str(stdout, "name", v->name);
-			putchar(',');
+			printf(",\"changed_while_read\":%s,", v->changed ? "true" : "false");
 			json_values("kernel", v->rss, v->pss, v->private_kb, v->shared_kb,
 				    v->anon_huge, (unsigned long long)v->kpagecount_sum,
 				    (unsigned long long)v->exclusive_pages, -1);

@@ -686,6 +686,33 @@ static bool read_vma(struct snap_reader *r, int pagemap_fd, struct kernel_vma *v
 	return ok;
 }
 
+/*
+ * smaps again: a VMA whose figures moved while its pages were read (other
+ * processes mapped or unmapped the same pages: a shared library on a busy
+ * machine) is marked, and its comparison means nothing.
+ */
+static void mark_changed(pid_t pid, struct snap_process *p)
+{
+	struct snap_process again = { .vma = malloc(p->nvma * sizeof(*p->vma) + 1),
+				      .nvma = p->nvma };
+	size_t i;
+
+	if (!again.vma)
+		return;
+	for (i = 0; i < p->nvma; i++) {
+		again.vma[i] = p->vma[i];
+		again.vma[i].rss = again.vma[i].pss = -1;
+	}
+	read_smaps(pid, &again);
+	for (i = 0; i < p->nvma; i++) {
+		const struct kernel_vma *a = &p->vma[i], *b = &again.vma[i];
+
+		p->vma[i].changed = a->rss != b->rss || a->pss != b->pss ||
+				    a->anon_huge != b->anon_huge;
+	}
+	free(again.vma);
+}
+
 /* Whether the reader is to read VMA @v (snap_reader_only()). */
 static bool wanted(const struct snap_reader *r, const struct kernel_vma *v)
 {
@@ -754,5 +781,7 @@ bool snap_read_process(struct snap_reader *r, pid_t pid, unsigned int proc,
 		if (wanted(r, &out->vma[i]))
 			ok = read_vma(r, fd, &out->vma[i], proc);
 	close(fd);
+	if (ok)
+		mark_changed(pid, out);
 	return ok;
 }

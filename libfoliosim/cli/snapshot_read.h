@@ -23,6 +23,7 @@ struct kernel_vma {
 	uint64_t kpagecount_sum, exclusive_pages;
 	size_t region;		/* its region in the snapshot */
 	bool resident;		/* any page the snapshot replays */
+	bool changed;		/* smaps changed while its pages were read */
 };
 
 struct snap_process {
