@@ -286,7 +286,7 @@ static uint64_t known_key(uint64_t head, uint32_t nr)
 static size_t known_slot(const struct known_table *t, uint64_t key)
 {
 	/* multiply-shift onto [0, cap) (Lemire): cap need not be a power of 2 */
-	const uint64_t h = (key * 0x9e3779b97f4a7c15ull) >> 32;
+	const uint64_t h = ((key >> 6) * 0x9e3779b97f4a7c15ull) >> 32;	/* the head only */
 	size_t i = (size_t)((h * t->cap) >> 32);
 
 	while (t->key[i] && t->key[i] >> 6 != key >> 6)
