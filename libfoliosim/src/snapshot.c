@@ -381,20 +381,17 @@ static int replay_folio(struct replay *rp, size_t k)
 	return 0;
 }
 
-/* A mapping reference: folio @folio through run @run, page @off of it (a
- * step run's page maps its own folio) or the whole run (@off = UINT32_MAX). */
+/* A mapping reference: run @run, page @off of it (a step run's page maps
+ * its own folio) or the whole run (@off = UINT32_MAX). */
 struct ref {
-	uint32_t folio, run, off;
+	uint32_t run, off;
 };
 
-/* By folio, then in reading order: the first run's process faulted it. */
-static int by_folio(const void *a, const void *b)
+static uint32_t ref_folio(const struct fsim_snapshot *s, struct ref r)
 {
-	const struct ref *x = a, *y = b;
+	const struct snap_run *run = &s->run[r.run];
 
-	if (x->folio != y->folio)
-		return x->folio < y->folio ? -1 : 1;
-	return x->run < y->run ? -1 : x->run > y->run;
+	return run->step ? run->folio + r.off : run->folio;
 }
 
 static bool push_mapping(struct replay *rp, const struct snap_run *run, uint32_t off)
@@ -418,11 +415,12 @@ static bool push_mapping(struct replay *rp, const struct snap_run *run, uint32_t
 	return true;
 }
 
-/* The mappings of the folios mapped by more than one run, into @out (if
- * not NULL); their number. */
-static size_t each_shared_ref(const struct fsim_snapshot *s, struct ref *out)
+/* Calls @fn for every mapping of a folio mapped by more than one run, in
+ * reading order. */
+static void each_shared_ref(const struct fsim_snapshot *s,
+			    void (*fn)(uint32_t folio, struct ref r, void *arg), void *arg)
 {
-	size_t i, n = 0;
+	size_t i;
 	uint32_t k;
 
 	for (i = 0; i < s->nruns; i++) {
@@ -431,32 +429,62 @@ static size_t each_shared_ref(const struct fsim_snapshot *s, struct ref *out)
 		for (k = 0; k < (run->step ? run->len : 1); k++) {
 			const uint32_t folio = run->step ? run->folio + k : run->folio;
 
-			if (s->folio[folio].runs < 2)
-				continue;
-			if (out)
-				out[n] = (struct ref){ folio, (uint32_t)i,
-						       run->step ? k : UINT32_MAX };
-			n++;
+			if (s->folio[folio].runs >= 2)
+				fn(folio, (struct ref){ (uint32_t)i, run->step ? k : UINT32_MAX },
+				   arg);
 		}
 	}
-	return n;
 }
 
-/* The references of every mapping of a folio mapped by more than one run,
- * sorted by folio; the others are replayed on their own.  Counted first,
- * then allocated exactly: the largest allocation of a replay. */
+struct bucket_fill {
+	uint32_t *next;		/* per folio: where its next reference goes */
+	struct ref *v;
+	size_t n;
+};
+
+static void count_ref(uint32_t folio, struct ref r, void *arg)
+{
+	struct bucket_fill *b = arg;
+
+	(void)r;
+	b->next[folio]++;
+	b->n++;
+}
+
+static void place_ref(uint32_t folio, struct ref r, void *arg)
+{
+	struct bucket_fill *b = arg;
+
+	b->v[b->next[folio]++] = r;
+}
+
+/*
+ * The references of every mapping of a folio mapped by more than one run,
+ * grouped by folio and in reading order within it (the first run's
+ * process faulted it); the others are replayed on their own.  A counting
+ * sort: 8 bytes a reference and 4 a folio, no sort buffer (the largest
+ * allocations of a replay).
+ */
 static struct ref *shared_refs(const struct fsim_snapshot *s, size_t *n)
 {
-	struct ref *v;
+	struct bucket_fill b = { calloc(s->nfolios + 1, sizeof(*b.next)), NULL, 0 };
+	uint32_t sum = 0, c;
+	size_t f;
 
-	*n = each_shared_ref(s, NULL);
-	v = malloc(*n ? *n * sizeof(*v) : 1);
-	if (!v)
+	if (!b.next)
 		return NULL;
-	each_shared_ref(s, v);
-	if (*n)
-		qsort(v, *n, sizeof(*v), by_folio);
-	return v;
+	each_shared_ref(s, count_ref, &b);
+	for (f = 0; f < s->nfolios; f++) {	/* counts into starts */
+		c = b.next[f];
+		b.next[f] = sum;
+		sum += c;
+	}
+	b.v = malloc(b.n ? b.n * sizeof(*b.v) : 1);
+	if (b.v)
+		each_shared_ref(s, place_ref, &b);
+	free(b.next);
+	*n = b.n;
+	return b.v;
 }
 
 static int replay_all(struct replay *rp)
@@ -484,12 +512,14 @@ static int replay_all(struct replay *rp)
 	if (!v)
 		return err ? err : -ENOMEM;
 	for (i = 0; !err && i < n; i = j) {
+		const uint32_t folio = ref_folio(s, v[i]);
+
 		rp->nm = 0;
-		for (j = i; !err && j < n && v[j].folio == v[i].folio; j++)
+		for (j = i; !err && j < n && ref_folio(s, v[j]) == folio; j++)
 			if (!push_mapping(rp, &s->run[v[j].run], v[j].off))
 				err = -ENOMEM;
 		if (!err)
-			err = replay_folio(rp, v[i].folio);
+			err = replay_folio(rp, folio);
 	}
 	free(v);
 	return err;
