@@ -13,6 +13,9 @@
  *   baseline  read /proc/PID/pagemap in 4096-entry chunks and, for every
  *             present page, its /proc/kpageflags and /proc/kpagecount
  *             entry (one pread each: what procrank does per page);
+ *   batched   the same, but the two files read 64 aligned entries at a
+ *             time and kept while the next PFN falls in them (the least
+ *             a reader must do; the snapshot reads the same way);
  *   snapshot  snapshot_read.c's reader (what `foliosim snapshot PID`
  *             reads) and fsim_snapshot_predict() in legacy, base and rfc.
  *
@@ -52,7 +55,7 @@ struct workload {
 
 /* One measurement, sent back by the measuring process. */
 struct result {
-	double seconds;
+	double seconds, read_seconds;	/* all; the reading part of a snapshot */
 	long maxrss_kb;
 	unsigned long long pages, snapshot_bytes;
 	bool ok;
@@ -133,12 +136,43 @@ static void stop_workload(struct workload *w)
 		;
 }
 
-/* The baseline: pagemap in chunks, each present page's two entries. */
-static bool baseline_read(pid_t pid, struct result *res)
+/* kpageflags or kpagecount, WINDOW entries at a time (the batched baseline). */
+#define WINDOW 64
+struct window {
+	int fd;
+	uint64_t base, v[WINDOW];
+	bool valid;
+};
+
+static bool window_read(struct window *w, uint64_t pfn)
+{
+	const uint64_t base = pfn & ~(uint64_t)(WINDOW - 1);
+
+	if (w->valid && w->base == base)
+		return true;
+	w->base = base;
+	w->valid = pread(w->fd, w->v, sizeof(w->v), (off_t)(base * 8)) == sizeof(w->v);
+	return w->valid || pread(w->fd, w->v, 8, (off_t)(pfn * 8)) == 8;
+}
+
+/* Each present page's two entries: one pread each, or by windows. */
+static bool read_entries(bool batched, int kf, int kc, struct window *wf, struct window *wc,
+			 uint64_t pfn)
+{
+	uint64_t v;
+
+	if (batched)
+		return window_read(wf, pfn) && window_read(wc, pfn);
+	return pread(kf, &v, 8, (off_t)(pfn * 8)) == 8 && pread(kc, &v, 8, (off_t)(pfn * 8)) == 8;
+}
+
+/* The baselines: pagemap in chunks, each present page's two entries. */
+static bool baseline_read(pid_t pid, bool batched, struct result *res)
 {
 	char path[64], line[512];
-	uint64_t *pme = malloc(CHUNK * 8), v;
+	uint64_t *pme = malloc(CHUNK * 8);
 	int pm, kf = open("/proc/kpageflags", O_RDONLY), kc = open("/proc/kpagecount", O_RDONLY);
+	struct window wf = { .fd = kf }, wc = { .fd = kc };
 	FILE *maps;
 	bool ok = pme && kf >= 0 && kc >= 0;
 
@@ -162,8 +196,7 @@ static bool baseline_read(pid_t pid, struct result *res)
 
 				if (!(pme[i] & PM_PRESENT))
 					continue;
-				ok = pread(kf, &v, 8, (off_t)(pfn * 8)) == 8 &&
-				     pread(kc, &v, 8, (off_t)(pfn * 8)) == 8;
+				ok = read_entries(batched, kf, kc, &wf, &wc, pfn);
 				res->pages++;
 			}
 		}
@@ -182,7 +215,14 @@ static bool baseline_read(pid_t pid, struct result *res)
 
 static bool baseline(const struct workload *w, struct result *res)
 {
-	return baseline_read(w->pid[0], res) && (!w->pid[1] || baseline_read(w->pid[1], res));
+	return baseline_read(w->pid[0], false, res) &&
+	       (!w->pid[1] || baseline_read(w->pid[1], false, res));
+}
+
+static bool batched(const struct workload *w, struct result *res)
+{
+	return baseline_read(w->pid[0], true, res) &&
+	       (!w->pid[1] || baseline_read(w->pid[1], true, res));
 }
 
 /* What `foliosim snapshot PIDS` does before it prints. */
@@ -204,6 +244,7 @@ static bool snapshot(const struct workload *w, struct result *res)
 	for (i = 0, ok = true; i < 2 && w->pid[i]; i++)
 		ok = ok && snap_read_process(r, w->pid[i], (unsigned int)i, &p[i]);
 	snap_reader_close(r);
+	res->read_seconds = now();	/* made relative in measure() */
 	vals = calloc(fsim_snapshot_regions(s) + 1, sizeof(*vals));
 	ok = ok && vals;
 	for (i = 0; ok && i < 3; i++)
@@ -235,6 +276,8 @@ static struct result measure(bool (*fn)(const struct workload *, struct result *
 		close(fds[0]);
 		res.ok = fn(w, &res);
 		res.seconds = now() - t0;
+		if (res.read_seconds)
+			res.read_seconds -= t0;
 		getrusage(RUSAGE_SELF, &ru);
 		res.maxrss_kb = ru.ru_maxrss;
 		if (write(fds[1], &res, sizeof(res)) != sizeof(res))
@@ -264,9 +307,9 @@ static double median(double *v, int n)
 
 static int bench(const char *name, size_t mib, int rounds)
 {
-	double tb[MAX_ROUNDS], ts[MAX_ROUNDS], rss[MAX_ROUNDS];
+	double tb[MAX_ROUNDS], tw[MAX_ROUNDS], ts[MAX_ROUNDS], tr[MAX_ROUNDS], rss[MAX_ROUNDS];
 	struct workload w = { .name = name };
-	struct result b = { 0 }, s = { 0 };
+	struct result b = { 0 }, bw = { 0 }, s = { 0 };
 	int i;
 
 	if (!start_workload(&w, mib << 20)) {
@@ -275,23 +318,28 @@ static int bench(const char *name, size_t mib, int rounds)
 	}
 	for (i = 0; i < rounds; i++) {
 		b = measure(baseline, &w);
+		bw = measure(batched, &w);
 		s = measure(snapshot, &w);
-		if (!b.ok || !s.ok) {
+		if (!b.ok || !bw.ok || !s.ok) {
 			fprintf(stderr, "bench_snapshot: %s: a measurement failed\n", name);
 			stop_workload(&w);
 			return 1;
 		}
 		tb[i] = b.seconds;
+		tw[i] = bw.seconds;
 		ts[i] = s.seconds;
+		tr[i] = s.read_seconds;
 		rss[i] = (double)(s.maxrss_kb - b.maxrss_kb) * 1024.0;
 	}
 	stop_workload(&w);
 	{
-		const double mb = median(tb, rounds), ms = median(ts, rounds);
+		const double mb = median(tb, rounds), mw = median(tw, rounds),
+			     ms = median(ts, rounds);
 
-		printf("%-7s %6zu MiB %9llu pages  baseline %8.3f s  snapshot %8.3f s  "
-		       "ratio %5.2f  snapshot %5.1f B/page  peak RSS %+6.1f B/page\n",
-		       name, mib, s.pages, mb, ms, ms / mb,
+		printf("%-7s %5zu MiB %7llu pages  baseline %6.3f s  batched %6.3f s  "
+		       "snapshot %6.3f s (read %6.3f s)  ratio %4.2f (batched %4.2f)  "
+		       "snapshot %4.1f B/page  peak RSS %+5.1f B/page\n",
+		       name, mib, s.pages, mb, mw, ms, median(tr, rounds), ms / mb, ms / mw,
 		       (double)s.snapshot_bytes / (double)s.pages,
 		       median(rss, rounds) / (double)s.pages);
 	}
@@ -327,8 +375,9 @@ int main(int argc, char **argv)
 		printf("SKIP: needs root and /proc/kpageflags (PFNs in pagemap)\n");
 		return 77;
 	}
-	printf("# medians of %d rounds, baseline and snapshot alternating; "
-	       "snapshot = read + predict legacy, base, rfc\n", rounds);
+	printf("# medians of %d rounds, baseline, batched and snapshot alternating; "
+	       "snapshot = read + predict legacy, base, rfc; peak RSS above the baseline's\n",
+	       rounds);
 	for (i = 0; i < 3; i++)
 		if (!strcmp(which, "all") || !strcmp(which, all[i]))
 			rc |= bench(all[i], mib, rounds);
