@@ -47,32 +47,6 @@ int fsim_ctx_create(enum fsim_mode mode, const struct fsim_arch *arch,
 	return 0;
 }
 
-static void folio_destroy(struct fsim_folio *f)
-{
-	oracle_destroy(&f->oracle);
-	rangeset_destroy(&f->anon_exclusive);
-	free(f->page_mapcount);
-	free(f);
-}
-
-/* Drops @f whatever its mappings: a snapshot replay's folio once its
- * figures are read (the context's statistics keep its mappings). */
-void ctx_discard_folio(struct fsim_folio *f)
-{
-	struct fsim_ctx *ctx = f->ctx;
-
-	fsim_spin_lock(&ctx->list_lock);
-	if (f->prev)
-		f->prev->next = f->next;
-	else
-		ctx->folios = f->next;
-	if (f->next)
-		f->next->prev = f->prev;
-	fsim_spin_unlock(&ctx->list_lock);
-	folio_unqueue_deferred_split(f);
-	folio_destroy(f);
-}
-
 void fsim_ctx_destroy(struct fsim_ctx *ctx)
 {
 	if (!ctx)

@@ -110,6 +110,30 @@ int folio_free_checks(const struct fsim_folio *f, struct fsim_violation *v)
 	return -EFAULT;
 }
 
+/* Takes @f off its context's list of folios. */
+static void folio_unlink(struct fsim_folio *f)
+{
+	struct fsim_ctx *ctx = f->ctx;
+
+	fsim_spin_lock(&ctx->list_lock);
+	if (f->prev)
+		f->prev->next = f->next;
+	else
+		ctx->folios = f->next;
+	if (f->next)
+		f->next->prev = f->prev;
+	fsim_spin_unlock(&ctx->list_lock);
+}
+
+/* Frees @f's memory (already off the list, or the list is going too). */
+void folio_destroy(struct fsim_folio *f)
+{
+	oracle_destroy(&f->oracle);
+	rangeset_destroy(&f->anon_exclusive);
+	free(f->page_mapcount);
+	free(f);
+}
+
 int fsim_folio_free(struct fsim_folio *f)
 {
 	struct fsim_ctx *ctx;
@@ -134,19 +158,18 @@ int fsim_folio_free(struct fsim_folio *f)
 	if (f->kind == FSIM_KIND_SHMEM)	/* shmem_delete_from_page_cache() */
 		ctx_mod_stat(ctx, FSIM_NR_SHMEM, -(int64_t)folio_nr_pages(f));
 
-	fsim_spin_lock(&ctx->list_lock);
-	if (f->prev)
-		f->prev->next = f->next;
-	else
-		ctx->folios = f->next;
-	if (f->next)
-		f->next->prev = f->prev;
-	fsim_spin_unlock(&ctx->list_lock);
-	oracle_destroy(&f->oracle);
-	rangeset_destroy(&f->anon_exclusive);
-	free(f->page_mapcount);
-	free(f);
+	folio_unlink(f);
+	folio_destroy(f);
 	return 0;
+}
+
+/* Drops @f whatever its mappings: a snapshot replay's folio once its
+ * figures are read (the context's statistics keep its mappings). */
+void folio_discard(struct fsim_folio *f)
+{
+	folio_unlink(f);
+	folio_unqueue_deferred_split(f);
+	folio_destroy(f);
 }
 
 unsigned int fsim_folio_order(const struct fsim_folio *f)

@@ -272,7 +272,9 @@ void ctx_mod_thp(struct fsim_ctx *ctx, unsigned int order,
 		 enum fsim_thp_counter c, int64_t delta);
 void deferred_split_folio(struct fsim_folio *folio, bool partially_mapped);
 void folio_unqueue_deferred_split(struct fsim_folio *folio);
-void ctx_discard_folio(struct fsim_folio *f);
+/* folio.c: frees a folio's memory; drops a folio whatever its mappings. */
+void folio_destroy(struct fsim_folio *f);
+void folio_discard(struct fsim_folio *f);
 void folio_mod_stat(struct fsim_folio *f, long nr, long nr_pmdmapped);
 /* Room was reserved by the caller. */
 void anon_exclusive_set_range(struct fsim_folio *f, unsigned long page,

@@ -377,7 +377,7 @@ static int replay_folio(struct replay *rp, size_t k)
 	rp->notes->folios_history_dependent += history;
 	map_folio(rp, sf, f, one_mm, first_pmd, elsewhere);
 	account_folio(rp, f, history && fsim_ctx_mode(rp->ctx) != FSIM_MODE_LEGACY);
-	ctx_discard_folio(f);
+	folio_discard(f);
 	return 0;
 }
 
