@@ -235,8 +235,36 @@ struct region_acc {
 	uint64_t kpagecount_sum, exclusive_pages, history_pages;
 };
 
+/*
+ * Order-0 folios are most of a system's folios, and the replay of one
+ * mapped by up to SHAPE_MAPPINGS PTEs in distinct regions depends only on
+ * its shape: what the snapshot records of the folio (kind, kpagecount,
+ * whether that is per page), how many map it and which of them belong to
+ * the faulting process (a small folio has no MM-id slots, so which other
+ * processes they are does not matter).  Each shape is replayed once per
+ * prediction and its figures added again for the next folio of that
+ * shape.  Direct mapped: a collision only costs a replay.
+ */
+#define SHAPE_SLOTS 256
+#define SHAPE_MAPPINGS 4
+
+struct shape {
+	uint32_t count;		/* kpagecount of page 0, or NO_COUNT */
+	uint8_t kind, precise;
+	uint8_t nm;		/* mappings */
+	uint8_t by_first;	/* bit j: mapping j is the faulting process's */
+};
+
+struct shape_memo {
+	bool valid;
+	struct shape shape;
+	struct region_acc delta[SHAPE_MAPPINGS];	/* per mapping's region */
+	struct fsim_snapshot_notes notes;
+};
+
 struct replay {
 	const struct fsim_snapshot *s;
+	struct shape_memo *memo;	/* SHAPE_SLOTS */
 	struct fsim_ctx *ctx;
 	struct fsim_mm **mm;	/* per process, then [nprocs]: the others */
 	struct region_acc *acc;	/* per region */
@@ -344,7 +372,7 @@ static void map_folio(struct replay *rp, const struct snap_folio *sf, struct fsi
 /* Replays folio @k with the mappings rp->m[0 .. nm-1] (sorted by region,
  * level, page), accounts them, and drops the folio: the model holds one
  * folio at a time. */
-static int replay_folio(struct replay *rp, size_t k)
+static int replay_one(struct replay *rp, size_t k)
 {
 	const struct snap_folio *sf = &rp->s->folio[k];
 	const unsigned long nr = 1ul << sf->order;
@@ -378,6 +406,87 @@ static int replay_folio(struct replay *rp, size_t k)
 	map_folio(rp, sf, f, one_mm, first_pmd, elsewhere);
 	account_folio(rp, f, history && fsim_ctx_mode(rp->ctx) != FSIM_MODE_LEGACY);
 	folio_discard(f);
+	return 0;
+}
+
+/* @to += @sign * @from, counter by counter: struct fsim_smaps, region_acc
+ * and fsim_snapshot_notes are nothing but uint64_t counters (byte copies
+ * keep it well defined without naming each field). */
+static void add_counters(void *to, const void *from, size_t size, int sign)
+{
+	uint64_t a, b;
+	size_t i;
+
+	for (i = 0; i + sizeof(a) <= size; i += sizeof(a)) {
+		memcpy(&a, (char *)to + i, sizeof(a));
+		memcpy(&b, (const char *)from + i, sizeof(b));
+		a = sign > 0 ? a + b : a - b;
+		memcpy((char *)to + i, &a, sizeof(a));
+	}
+}
+
+_Static_assert(sizeof(struct region_acc) % sizeof(uint64_t) == 0, "region_acc: counters");
+_Static_assert(sizeof(struct fsim_snapshot_notes) % sizeof(uint64_t) == 0,
+	       "fsim_snapshot_notes: counters");
+
+/* The memo slot of folio @sf if its replay depends only on its shape
+ * (filled into @sh). */
+static struct shape_memo *shape_slot(const struct replay *rp, const struct snap_folio *sf,
+				     struct shape *sh)
+{
+	const struct fsim_mm *first = mm_of(rp, rp->m[0].region);
+	size_t i, j;
+
+	if (sf->order != 0 || rp->nm > SHAPE_MAPPINGS)
+		return NULL;
+	memset(sh, 0, sizeof(*sh));	/* compared with memcmp() */
+	for (i = 0; i < rp->nm; i++) {
+		for (j = 0; j < i; j++)
+			if (rp->m[j].region == rp->m[i].region)
+				return NULL;	/* one region's delta would count twice */
+		if (mm_of(rp, rp->m[i].region) == first)
+			sh->by_first |= (uint8_t)(1u << i);
+	}
+	sh->count = sf->count == NO_COUNT ? NO_COUNT : rp->s->counts[sf->count];
+	sh->kind = sf->kind;
+	sh->precise = sf->precise;
+	sh->nm = (uint8_t)rp->nm;
+	return &rp->memo[(sh->count * 31u + sh->kind * 7u + sh->precise * 3u +
+			  sh->nm * 101u + sh->by_first * 409u) % SHAPE_SLOTS];
+}
+
+/* replay_one(), or the figures of an earlier folio of the same shape. */
+static int replay_folio(struct replay *rp, size_t k)
+{
+	struct region_acc before[SHAPE_MAPPINGS];
+	struct fsim_snapshot_notes before_notes;
+	struct shape_memo *slot;
+	struct shape sh;
+	size_t j;
+	int err;
+
+	slot = shape_slot(rp, &rp->s->folio[k], &sh);
+	if (slot && slot->valid && !memcmp(&slot->shape, &sh, sizeof(sh))) {
+		for (j = 0; j < rp->nm; j++)
+			add_counters(&rp->acc[rp->m[j].region], &slot->delta[j],
+				     sizeof(slot->delta[j]), 1);
+		add_counters(rp->notes, &slot->notes, sizeof(*rp->notes), 1);
+		return 0;
+	}
+	for (j = 0; slot && j < rp->nm; j++)
+		before[j] = rp->acc[rp->m[j].region];
+	before_notes = *rp->notes;
+	err = replay_one(rp, k);
+	if (err || !slot)
+		return err;
+	for (j = 0; j < rp->nm; j++) {
+		slot->delta[j] = rp->acc[rp->m[j].region];
+		add_counters(&slot->delta[j], &before[j], sizeof(before[j]), -1);
+	}
+	slot->notes = *rp->notes;
+	add_counters(&slot->notes, &before_notes, sizeof(before_notes), -1);
+	slot->shape = sh;
+	slot->valid = true;
 	return 0;
 }
 
@@ -558,7 +667,8 @@ int fsim_snapshot_predict(const struct fsim_snapshot *s, enum fsim_mode mode,
 	rp.acc = calloc(s->nregions + 1, sizeof(*rp.acc));
 	rp.seen = calloc(max_nr, sizeof(*rp.seen));
 	rp.mine = calloc(max_nr, sizeof(*rp.mine));
-	err = rp.mm && rp.acc && rp.seen && rp.mine ? 0 : -ENOMEM;
+	rp.memo = calloc(SHAPE_SLOTS, sizeof(*rp.memo));
+	err = rp.mm && rp.acc && rp.seen && rp.mine && rp.memo ? 0 : -ENOMEM;
 	for (i = 0; !err && i <= s->nprocs; i++)
 		err = fsim_mm_create(rp.ctx, 0, &rp.mm[i]);
 	if (!err)
@@ -569,6 +679,7 @@ int fsim_snapshot_predict(const struct fsim_snapshot *s, enum fsim_mode mode,
 	free(rp.acc);
 	free(rp.seen);
 	free(rp.mine);
+	free(rp.memo);
 	free(rp.m);
 	fsim_ctx_destroy(rp.ctx);
 	return err;

@@ -170,6 +170,132 @@ static void test_small_folios_in_runs(void **state)
 	fsim_snapshot_destroy(s);
 }
 
+/*
+ * Small folios one PTE maps are replayed once per shape (kind, kpagecount,
+ * precise) and their figures reused: a reused shape must read exactly as
+ * a replayed one.  Three copies of 900 shapes (300 kpagecounts x 3 kinds),
+ * one region each: copy 0 of a shape is replayed, copy 1 (read right after
+ * it) reuses it, copy 2 (read after all the others) finds its slot taken
+ * by colliding shapes, and must not take their figures.
+ */
+static void test_small_folio_shapes_reused(void **state)
+{
+	enum { COUNTS = 300, KINDS = 3, SHAPES = COUNTS * KINDS };
+	static const enum fsim_kind kind[KINDS] = { FSIM_KIND_ANON, FSIM_KIND_FILE,
+						    FSIM_KIND_SHMEM };
+	const enum fsim_mode modes[] = { FSIM_MODE_LEGACY, FSIM_MODE_BASE, FSIM_MODE_RFC };
+	static struct fsim_snapshot_values v[3 * SHAPES];
+	struct fsim_snapshot_notes n;
+	struct fsim_snapshot *s;
+	size_t f, r, i, m, copy;
+	uint64_t count;
+
+	(void)state;
+	assert_int_equal(fsim_snapshot_create(NULL, &s), 0);
+	for (i = 0; i < 3 * SHAPES; i++)	/* region copy * SHAPES + shape */
+		assert_int_equal(fsim_snapshot_add_region(s, (unsigned int)i, 1, &r), 0);
+	for (i = 0; i < 3 * SHAPES; i++) {	/* folio copy * SHAPES + shape */
+		count = 1 + (i % SHAPES) / KINDS;
+		assert_int_equal(fsim_snapshot_add_folio(s, 0, kind[i % KINDS], &count,
+							 (i % SHAPES) % 2, &f), 0);
+		assert_int_equal(f, i);
+	}
+	for (i = 0; i < SHAPES; i++)	/* read order: 0 and 1 of each, then 2s */
+		for (copy = 0; copy < 2; copy++)
+			assert_int_equal(fsim_snapshot_map(s, copy * SHAPES + i, 0,
+							   copy * SHAPES + i, 0, FSIM_LEVEL_PTE), 0);
+	for (i = 0; i < SHAPES; i++)
+		assert_int_equal(fsim_snapshot_map(s, 2 * SHAPES + i, 0, 2 * SHAPES + i, 0,
+						   FSIM_LEVEL_PTE), 0);
+	for (m = 0; m < 3; m++) {
+		assert_int_equal(fsim_snapshot_predict(s, modes[m], v, &n), 0);
+		assert_int_equal(n.folios, 3 * SHAPES);
+		assert_int_equal(n.mappings, 3 * SHAPES);
+		for (i = 0; i < SHAPES; i++) {
+			assert_memory_equal(&v[i], &v[SHAPES + i], sizeof(v[i]));
+			assert_memory_equal(&v[i], &v[2 * SHAPES + i], sizeof(v[i]));
+		}
+		/* the shapes differ: a wrong reuse would show */
+		assert_int_equal(v[KINDS * 5].kpagecount_sum, 6);
+		assert_int_equal(v[3 * KINDS].kb.pss, 1);	/* 4 KiB / 4 mappings */
+	}
+	fsim_snapshot_destroy(s);
+}
+
+/*
+ * The same for small folios two regions map (a forked process's pages, or
+ * one process mapping a file twice): 100 kpagecounts x {two processes, one
+ * process}, three copies read as above.  A reused shape must put each
+ * region's figures into its own region, and read as the folio replayed in
+ * a snapshot of its own.
+ */
+/* The figures of one anon folio with kpagecount @count that two regions
+ * map (of one process if @one_proc), predicted on its own. */
+static void alone_pair(enum fsim_mode mode, uint64_t count, bool one_proc,
+		       struct fsim_snapshot_values out[2])
+{
+	struct fsim_snapshot *s;
+	size_t r, f;
+
+	assert_int_equal(fsim_snapshot_create(NULL, &s), 0);
+	assert_int_equal(fsim_snapshot_add_region(s, 0, 1, &r), 0);
+	assert_int_equal(fsim_snapshot_add_region(s, one_proc ? 0 : 1, 1, &r), 0);
+	assert_int_equal(fsim_snapshot_add_folio(s, 0, FSIM_KIND_ANON, &count, true, &f), 0);
+	assert_int_equal(fsim_snapshot_map(s, 0, 0, f, 0, FSIM_LEVEL_PTE), 0);
+	assert_int_equal(fsim_snapshot_map(s, 1, 0, f, 0, FSIM_LEVEL_PTE), 0);
+	assert_int_equal(fsim_snapshot_predict(s, mode, out, NULL), 0);
+	fsim_snapshot_destroy(s);
+}
+
+static void test_shared_small_folio_shapes_reused(void **state)
+{
+	enum { COUNTS = 100, SHAPES = COUNTS * 2 };
+	static struct fsim_snapshot_values v[3 * SHAPES * 2];
+	struct fsim_snapshot_values pair[2];
+	const enum fsim_mode modes[] = { FSIM_MODE_LEGACY, FSIM_MODE_BASE, FSIM_MODE_RFC };
+	struct fsim_snapshot *s;
+	size_t f, r, i, m, copy, side;
+	uint64_t count;
+
+	(void)state;
+	assert_int_equal(fsim_snapshot_create(NULL, &s), 0);
+	for (i = 0; i < 3 * SHAPES; i++)	/* regions 2i, 2i + 1: folio i */
+		for (side = 0; side < 2; side++) {
+			const unsigned int one_proc = (i % SHAPES) % 2;
+
+			assert_int_equal(fsim_snapshot_add_region(s, (unsigned int)(2 * i +
+								  (one_proc ? 0 : side)),
+								  1, &r), 0);
+		}
+	for (i = 0; i < 3 * SHAPES; i++) {
+		count = 2 + (i % SHAPES) / 2;	/* 2 and up: the two seen and others */
+		assert_int_equal(fsim_snapshot_add_folio(s, 0, FSIM_KIND_ANON, &count, true,
+							 &f), 0);
+	}
+	for (i = 0; i < SHAPES; i++)	/* copies 0 and 1 of each, then 2s */
+		for (copy = 0; copy < 2; copy++)
+			for (side = 0; side < 2; side++)
+				assert_int_equal(fsim_snapshot_map(s, 2 * (copy * SHAPES + i) + side,
+								   0, copy * SHAPES + i, 0,
+								   FSIM_LEVEL_PTE), 0);
+	for (i = 0; i < SHAPES; i++)
+		for (side = 0; side < 2; side++)
+			assert_int_equal(fsim_snapshot_map(s, 2 * (2 * SHAPES + i) + side, 0,
+							   2 * SHAPES + i, 0, FSIM_LEVEL_PTE), 0);
+	for (m = 0; m < 3; m++) {
+		assert_int_equal(fsim_snapshot_predict(s, modes[m], v, NULL), 0);
+		for (i = 0; i < 2 * SHAPES; i++) {
+			assert_memory_equal(&v[i], &v[2 * SHAPES + i], sizeof(v[i]));
+			assert_memory_equal(&v[i], &v[4 * SHAPES + i], sizeof(v[i]));
+		}
+		for (i = 0; i < SHAPES; i++) {	/* and == the folio replayed alone */
+			alone_pair(modes[m], 2 + i / 2, i % 2, pair);
+			assert_memory_equal(&v[2 * i], pair, sizeof(pair));
+		}
+	}
+	fsim_snapshot_destroy(s);
+}
+
 static void test_bad_input(void **state)
 {
 	struct fsim_snapshot *s;
@@ -197,6 +323,8 @@ int main(void)
 		cmocka_unit_test(test_mapped_elsewhere),
 		cmocka_unit_test(test_history_bound),
 		cmocka_unit_test(test_small_folios_in_runs),
+		cmocka_unit_test(test_small_folio_shapes_reused),
+		cmocka_unit_test(test_shared_small_folio_shapes_reused),
 		cmocka_unit_test(test_bad_input),
 	};
 
