@@ -79,9 +79,9 @@ run_suite() {	# name preset ctest-args...
 }
 
 cd "$top"
-run_suite default default -LE "kernel|bench"
+run_suite default default -LE "kernel|perf"
 if ((sanitizers)); then
-	run_suite asan+ubsan asan -LE "kernel|install|slow|bench"
+	run_suite asan+ubsan asan -LE "kernel|install|slow|perf"
 	run_suite tsan tsan -L "unit|stress" -LE slow
 fi
 if ((kernel)) && [ -x "$top/kernel-port/scripts/run-guest" ] &&
