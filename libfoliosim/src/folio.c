@@ -53,7 +53,7 @@ int fsim_folio_create(struct fsim_ctx *ctx, unsigned int order,
 	fsim_spin_init(&f->flags_lock);
 	fsim_spin_init(&f->oracle_lock);
 	rangeset_init(&f->anon_exclusive);
-	oracle_init(&f->oracle);
+	oracle_init(&f->oracle, nr);
 
 	fsim_spin_lock(&ctx->list_lock);
 	f->next = ctx->folios;
@@ -325,22 +325,19 @@ int fsim_folio_precise_page_mapcount(const struct fsim_folio *f,
 	return folio_ops(f)->precise_page_mapcount(f, page);
 }
 
-/* FNV-1a over everything a refused call must not change. */
+/* A word at a time: xor, multiply by an odd constant, fold the high bits
+ * down (one multiply a word; FNV-1a byte by byte took eight). */
 static uint64_t fnv(uint64_t h, uint64_t v)
 {
-	int i;
-
-	for (i = 0; i < 8; i++) {
-		h ^= (v >> (8 * i)) & 0xff;
-		h *= 0x100000001b3ull;
-	}
-	return h;
+	h = (h ^ v) * 0x9fb21c651e98df25ull;
+	return h ^ (h >> 32);
 }
 
 uint64_t fsim_folio_state_digest(const struct fsim_folio *f)
 {
 	struct fsim_folio *mf = (struct fsim_folio *)f;
 	const struct fsim_ctx *ctx = f->ctx;
+	struct fsim_ctx *mc = (struct fsim_ctx *)ctx;
 	uint64_t h = 0xcbf29ce484222325ull;
 	unsigned long i;
 	unsigned int o;
@@ -358,9 +355,9 @@ uint64_t fsim_folio_state_digest(const struct fsim_folio *f)
 	h = fnv(h, atomic_long_read(&f->total_mapped_pages));
 	h = fnv(h, (uint64_t)atomic_read(&f->entire_mapcount));
 	h = fnv(h, (uint64_t)atomic_read(&f->nr_pages_mapped));
-	if (f->page_mapcount)
-		for (i = 0; i < folio_nr_pages(f); i++)
-			h = fnv(h, (uint64_t)atomic_read(&f->page_mapcount[i]));
+	/* The per-page mapcounts through their running weighted sum (O(1);
+	 * pagemapcount.c keeps it, the checker recomputes it). */
+	h = fnv(h, atomic_load(&mf->page_hash));
 	h = fnv(h, atomic_load(&mf->partially_mapped));
 	h = fnv(h, f->on_deferred_list);
 	h = fnv(h, f->counted_nr_anon);
@@ -377,12 +374,14 @@ uint64_t fsim_folio_state_digest(const struct fsim_folio *f)
 		h = fnv(h, sg->end);
 		h = fnv(h, sg->count);
 	}
+	/* The context's counters read in place (relaxed: a digest is taken at
+	 * quiescent points), not through the range-checking getters. */
 	for (s = 0; s < FSIM_NR_STATS; s++)
-		h = fnv(h, (uint64_t)fsim_ctx_stat(ctx, (enum fsim_stat)s));
+		h = fnv(h, (uint64_t)atomic_load_explicit(&mc->stat[s], memory_order_relaxed));
 	for (o = 1; o <= ctx->arch.pmd_order; o++)
 		for (c = 0; c < FSIM_THP_NR_COUNTERS; c++)
-			h = fnv(h, (uint64_t)fsim_ctx_thp_counter(ctx, o,
-					(enum fsim_thp_counter)c));
+			h = fnv(h, (uint64_t)atomic_load_explicit(&mc->thp[o][c],
+								  memory_order_relaxed));
 	h = fnv(h, fsim_ctx_thp_deferred_split_page(ctx));
 	return h;
 }

@@ -61,15 +61,44 @@ struct oracle_seg {
 	uint64_t count;
 };
 
+/* oracle_cover.c: the per-page total over every (mm, level). */
+struct cover_node {
+	int64_t add;		/* applies to the node's whole range */
+	int64_t min, max;	/* over the range, add included */
+	unsigned long min_pages;	/* pages of the range at min */
+	uint32_t child[2];	/* 0: never created (all zero) */
+};
+
+struct cover_tree {
+	unsigned long size;	/* pages: [0, size) */
+	struct cover_node *node;	/* node[0] is the root once n > 0 */
+	uint32_t n, cap;
+};
+
+void cover_init(struct cover_tree *t, unsigned long size);
+void cover_destroy(struct cover_tree *t);
+/* Makes room so that the next cover_add() cannot fail. */
+int cover_reserve(struct cover_tree *t);
+void cover_add(struct cover_tree *t, unsigned long start, unsigned long end,
+	       int64_t delta);
+void cover_reset_if_empty(struct cover_tree *t);
+unsigned long cover_covered(const struct cover_tree *t);
+uint64_t cover_max(const struct cover_tree *t);
+uint64_t cover_at(const struct cover_tree *t, unsigned long page);
+
 struct oracle {
 	size_t n, cap;
 	struct oracle_seg *seg;
 	/* Running totals, used for admission (overflow) checks only; the
 	 * invariant check recomputes them from the segments. */
 	uint64_t entries, pages;
+	/* Kept with every change, for the O(1) profile: the number of mms
+	 * with a segment, and the per-page sum over all groups. */
+	size_t nr_mms;
+	struct cover_tree cover;
 };
 
-void oracle_init(struct oracle *o);
+void oracle_init(struct oracle *o, unsigned long nr_pages);
 void oracle_destroy(struct oracle *o);
 /* Do all of [start, start+nr) have count >= times for (mm, level)? */
 bool oracle_covers(const struct oracle *o, unsigned int mm_id,
@@ -92,13 +121,15 @@ bool oracle_mm_maps(const struct oracle *o, unsigned int mm_id);
 uint64_t oracle_level_overlaps(const struct oracle *o, enum fsim_level level,
 			       unsigned long start, unsigned long nr);
 
-/* Pages mapped at all, the largest per-page count, the number of mms. */
+/* Pages mapped at all, the largest per-page count, the number of mms:
+ * O(1), kept by every add and remove. */
 struct oracle_profile {
 	unsigned long covered;
 	uint64_t max_count;
 	size_t nr_mms;
 };
-int oracle_profile(const struct oracle *o, struct oracle_profile *p);
+void oracle_profile(const struct oracle *o, struct oracle_profile *p);
+unsigned long oracle_covered(const struct oracle *o);
 
 /* ------------------------------------------------------------------ */
 /* Contexts, mms, folios                                               */
@@ -178,6 +209,10 @@ struct fsim_folio {
 	atomic_t entire_mapcount;	/* _entire_mapcount, starts at -1 */
 	atomic_t nr_pages_mapped;	/* _nr_pages_mapped */
 	atomic_t *page_mapcount;	/* page[i]._mapcount for large folios */
+	/* The state digest's share of page_mapcount, kept with every change:
+	 * the sum of page_weight(i) * (page[i]._mapcount + 1), mod 2^64
+	 * (pagemapcount.c; the checker recomputes it). */
+	_Atomic uint64_t page_hash;
 
 	/* page flags */
 	_Atomic bool partially_mapped;	/* PG_partially_mapped */

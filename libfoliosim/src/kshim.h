@@ -100,13 +100,26 @@ static inline bool test_bit64(unsigned int nr, const _Atomic uint64_t *word)
 	return (v >> nr) & 1u;
 }
 
+/* cpu_relax(): the pause hint x86 spin loops use (the other hyperthread
+ * runs, the loop's exit is not mispredicted); elsewhere a compiler barrier. */
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ __volatile__("yield" ::: "memory");
+#else
+	atomic_signal_fence(memory_order_seq_cst);
+#endif
+}
+
 static inline void bit_spin_lock(unsigned int nr, _Atomic uint64_t *word)
 {
 	const uint64_t bit = (uint64_t)1 << nr;
 
 	while (atomic_fetch_or_explicit(word, bit, memory_order_acquire) & bit) {
 		while (atomic_load_explicit(word, memory_order_relaxed) & bit)
-			;	/* cpu_relax() */
+			cpu_relax();
 	}
 }
 
@@ -138,23 +151,27 @@ static inline void word_write(_Atomic uint64_t *word, uint64_t v)
 
 /* A tiny test-and-set lock for model-only state (the oracle, the sparse
  * AnonExclusive set, the deferred split queue). */
-typedef struct { atomic_flag f; } fsim_spinlock_t;
-#define FSIM_SPINLOCK_INIT { ATOMIC_FLAG_INIT }
+typedef struct { _Atomic bool locked; } fsim_spinlock_t;
+#define FSIM_SPINLOCK_INIT { false }
 
 static inline void fsim_spin_init(fsim_spinlock_t *l)
 {
-	atomic_flag_clear(&l->f);
+	atomic_init(&l->locked, false);
 }
 
+/* Test-and-test-and-set: waiters spin on a plain load (the line stays
+ * shared in their caches) and try the RMW only when the lock looks free,
+ * as the kernel's queued spinlocks avoid hammering the owner's line. */
 static inline void fsim_spin_lock(fsim_spinlock_t *l)
 {
-	while (atomic_flag_test_and_set_explicit(&l->f, memory_order_acquire))
-		;
+	while (atomic_exchange_explicit(&l->locked, true, memory_order_acquire))
+		while (atomic_load_explicit(&l->locked, memory_order_relaxed))
+			cpu_relax();
 }
 
 static inline void fsim_spin_unlock(fsim_spinlock_t *l)
 {
-	atomic_flag_clear_explicit(&l->f, memory_order_release);
+	atomic_store_explicit(&l->locked, false, memory_order_release);
 }
 
 #endif /* FOLIOSIM_KSHIM_H */

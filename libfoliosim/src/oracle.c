@@ -3,22 +3,26 @@
  * The oracle: an exact record of the mappings of one folio, independent of
  * the kernel's counters.  Per (mm, level) it keeps a piecewise-constant
  * count over page indices, so that the same mapping repeated a million
- * times is one segment with a large count (O(log n) per repeat).
+ * times is one segment with a large count (O(log n) per repeat).  Beside
+ * it, the per-page total over all groups (oracle_cover.c) and the number
+ * of mms, so that the profile every removal checks costs O(1).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
 
-void oracle_init(struct oracle *o)
+void oracle_init(struct oracle *o, unsigned long nr_pages)
 {
 	memset(o, 0, sizeof(*o));
+	cover_init(&o->cover, nr_pages);
 }
 
 void oracle_destroy(struct oracle *o)
 {
 	free(o->seg);
-	oracle_init(o);
+	cover_destroy(&o->cover);
+	oracle_init(o, o->cover.size);
 }
 
 /* Is segment s ordered before every segment of (mm_id, level) that ends
@@ -83,6 +87,8 @@ int oracle_reserve(struct oracle *o, unsigned int mm_id, enum fsim_level level,
 	while (in_group(o, i + touched, mm_id, level) &&
 	       o->seg[i + touched].start < start + nr)
 		touched++;
+	if (cover_reserve(&o->cover))
+		return -ENOMEM;
 	/* Two edge splits, a gap per touched segment and one more. */
 	want = o->n + touched + 3;
 	if (want <= o->cap)
@@ -98,17 +104,31 @@ int oracle_reserve(struct oracle *o, unsigned int mm_id, enum fsim_level level,
 	return 0;
 }
 
+/* Does segment i's mm have another segment beside it?  Segments of one
+ * mm are adjacent (sorted by mm first). */
+static bool mm_neighbour(const struct oracle *o, size_t i, unsigned int mm_id)
+{
+	return (i > 0 && o->seg[i - 1].mm_id == mm_id) ||
+	       (i + 1 < o->n && o->seg[i + 1].mm_id == mm_id);
+}
+
 static void insert_at(struct oracle *o, size_t i, struct oracle_seg s)
 {
 	memmove(&o->seg[i + 1], &o->seg[i], (o->n - i) * sizeof(*o->seg));
 	o->seg[i] = s;
 	o->n++;
+	if (!mm_neighbour(o, i, s.mm_id))
+		o->nr_mms++;
 }
 
 static void erase_at(struct oracle *o, size_t i)
 {
+	const bool last_of_mm = !mm_neighbour(o, i, o->seg[i].mm_id);
+
 	memmove(&o->seg[i], &o->seg[i + 1], (o->n - i - 1) * sizeof(*o->seg));
 	o->n--;
+	if (last_of_mm)
+		o->nr_mms--;
 }
 
 /* Splits the group's segment containing page (strictly inside) in two. */
@@ -155,6 +175,7 @@ void oracle_add(struct oracle *o, unsigned int mm_id, enum fsim_level level,
 
 	o->entries += nr / unit;
 	o->pages += nr;
+	cover_add(&o->cover, start, end, 1);
 	/* Fast path: the very same range again. */
 	if (in_group(o, i, mm_id, level) && o->seg[i].start == start &&
 	    o->seg[i].end == end) {
@@ -195,6 +216,8 @@ void oracle_remove(struct oracle *o, unsigned int mm_id, enum fsim_level level,
 
 	o->entries -= nr / unit;
 	o->pages -= nr;
+	cover_add(&o->cover, start, end, -1);
+	cover_reset_if_empty(&o->cover);
 	split_at(o, mm_id, level, start);
 	split_at(o, mm_id, level, end);
 	i = seek(o, mm_id, level, start);
@@ -209,13 +232,7 @@ void oracle_remove(struct oracle *o, unsigned int mm_id, enum fsim_level level,
 
 uint64_t oracle_page_count(const struct oracle *o, unsigned long page)
 {
-	uint64_t sum = 0;
-	size_t i;
-
-	for (i = 0; i < o->n; i++)
-		if (o->seg[i].start <= page && page < o->seg[i].end)
-			sum += o->seg[i].count;
-	return sum;
+	return cover_at(&o->cover, page);
 }
 
 uint64_t oracle_mm_entries(const struct oracle *o, unsigned int mm_id,
@@ -244,55 +261,16 @@ bool oracle_mm_maps(const struct oracle *o, unsigned int mm_id)
 	return false;
 }
 
-struct sweep_event {
-	unsigned long pos;
-	int64_t delta;
-};
-
-static int event_cmp(const void *a, const void *b)
+unsigned long oracle_covered(const struct oracle *o)
 {
-	const struct sweep_event *x = a, *y = b;
-
-	if (x->pos != y->pos)
-		return x->pos < y->pos ? -1 : 1;
-	return 0;
+	return cover_covered(&o->cover);
 }
 
-int oracle_profile(const struct oracle *o, struct oracle_profile *p)
+void oracle_profile(const struct oracle *o, struct oracle_profile *p)
 {
-	struct sweep_event *ev;
-	uint64_t running = 0;
-	unsigned long last = 0;
-	size_t i, k = 0;
-
-	memset(p, 0, sizeof(*p));
-	for (i = 0; i < o->n; i++)
-		if (i == 0 || o->seg[i].mm_id != o->seg[i - 1].mm_id)
-			p->nr_mms++;
-	if (!o->n)
-		return 0;
-	ev = malloc(2 * o->n * sizeof(*ev));
-	if (!ev)
-		return -ENOMEM;
-	for (i = 0; i < o->n; i++) {
-		ev[k].pos = o->seg[i].start;
-		ev[k++].delta = (int64_t)o->seg[i].count;
-		ev[k].pos = o->seg[i].end;
-		ev[k++].delta = -(int64_t)o->seg[i].count;
-	}
-	qsort(ev, k, sizeof(*ev), event_cmp);
-	for (i = 0; i < k; i++) {
-		if (running > 0)
-			p->covered += ev[i].pos - last;
-		running = (uint64_t)((int64_t)running + ev[i].delta);
-		last = ev[i].pos;
-		/* Only the running sum after all events at one position counts. */
-		if ((i + 1 == k || ev[i + 1].pos != ev[i].pos) &&
-		    running > p->max_count)
-			p->max_count = running;
-	}
-	free(ev);
-	return 0;
+	p->covered = cover_covered(&o->cover);
+	p->max_count = cover_max(&o->cover);
+	p->nr_mms = o->nr_mms;
 }
 
 uint64_t oracle_level_overlaps(const struct oracle *o, enum fsim_level level,

@@ -16,6 +16,27 @@ static atomic_t *page_mapcount(struct fsim_folio *f, unsigned long page)
 	return folio_test_large(f) ? &f->page_mapcount[page] : &f->mapcount;
 }
 
+/*
+ * The weight of page i in f->page_hash: odd (so that changing one page's
+ * count by less than 2^64 always changes the sum) and mixed (splitmix64),
+ * so that changes of several pages cancel out only by chance.
+ */
+static uint64_t page_weight(unsigned long i)
+{
+	uint64_t z = (uint64_t)i + 0x9e3779b97f4a7c15ull;
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return (z ^ (z >> 31)) | 1;
+}
+
+/* page_hash after the pages [page, page + nr) each changed by delta. */
+static void page_hash_mod(struct fsim_folio *f, uint64_t weights, int delta)
+{
+	atomic_fetch_add_explicit(&f->page_hash, weights * (uint64_t)(int64_t)delta,
+				  memory_order_relaxed);
+}
+
 /* The page[i]._mapcount array of a large folio, all -1. */
 int pm_folio_init(struct fsim_folio *f)
 {
@@ -29,6 +50,7 @@ int pm_folio_init(struct fsim_folio *f)
 		return -ENOMEM;
 	for (i = 0; i < nr; i++)
 		atomic_set(&f->page_mapcount[i], -1);
+	atomic_store(&f->page_hash, 0);
 	return 0;
 }
 
@@ -120,8 +142,13 @@ void pm_add_new_anon(struct fsim_folio *f, struct fsim_mm *mm, bool exclusive,
 		if (exclusive)
 			anon_exclusive_set_range(f, 0, 1, 1, true);
 	} else if (f->order < f->ctx->arch.pmd_order) {	/* !pmd_mappable */
-		for (i = 0; i < nr; i++)
+		uint64_t weights = 0;
+
+		for (i = 0; i < nr; i++) {
 			atomic_set(&f->page_mapcount[i], 0);
+			weights += page_weight(i);
+		}
+		page_hash_mod(f, weights, 1);
 		if (exclusive)
 			anon_exclusive_set_range(f, 0, nr, 1, true);
 		large_mapcount_set(f, mm, (unsigned int)nr, tracking);
@@ -155,8 +182,13 @@ void pm_add(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level level,
 			nr = atomic_inc_and_test(&f->mapcount);
 			goto stat;
 		}
-		for (i = 0; i < nr_pages; i++)
+		uint64_t weights = 0;
+
+		for (i = 0; i < nr_pages; i++) {
 			first += atomic_inc_and_test(&f->page_mapcount[page + i]);
+			weights += page_weight(page + i);
+		}
+		page_hash_mod(f, weights, 1);
 		if (first && atomic_add_return_relaxed(first, mapped) < ENTIRELY_MAPPED)
 			nr = first;
 		large_mapcount_add(f, mm, (unsigned int)nr_pages, tracking);
@@ -201,9 +233,14 @@ void pm_remove(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level level,
 			nr = atomic_add_negative(-1, &f->mapcount);
 			goto stat;
 		}
+		uint64_t weights = 0;
+
 		large_mapcount_sub(f, mm, (unsigned int)nr_pages, tracking);
-		for (i = 0; i < nr_pages; i++)
+		for (i = 0; i < nr_pages; i++) {
 			last += atomic_add_negative(-1, &f->page_mapcount[page + i]);
+			weights += page_weight(page + i);
+		}
+		page_hash_mod(f, weights, -1);
 		if (last && atomic_sub_return_relaxed(last, mapped) < ENTIRELY_MAPPED)
 			nr = last;
 		partially_mapped = nr && atomic_read(mapped);
@@ -247,10 +284,16 @@ void pm_dup(struct fsim_folio *f, struct fsim_mm *dst, enum fsim_level level,
 		anon_exclusive_set_range(f, page, level == FSIM_LEVEL_PTE ? nr_pages : 1,
 					 1, false);
 	if (level == FSIM_LEVEL_PTE) {
-		for (i = 0; i < nr_pages; i++)
+		uint64_t weights = 0;
+
+		for (i = 0; i < nr_pages; i++) {
 			atomic_inc(page_mapcount(f, page + i));
-		if (folio_test_large(f))
+			weights += page_weight(page + i);
+		}
+		if (folio_test_large(f)) {
+			page_hash_mod(f, weights, 1);
 			large_mapcount_add(f, dst, (unsigned int)nr_pages, tracking);
+		}
 	} else {
 		atomic_inc(&f->entire_mapcount);
 		large_mapcount_add(f, dst, 1, tracking);
@@ -326,6 +369,7 @@ int pm_check_large(const struct fsim_folio *f, const struct truth *t,
 	const uint64_t entire_entries = t->level_entries[FSIM_LEVEL_PMD] +
 					t->level_entries[FSIM_LEVEL_PUD];
 	long pte_mapped = 0;
+	uint64_t page_hash = 0;
 	unsigned long i;
 	size_t k;
 	int err = 0, expect_mapped;
@@ -346,12 +390,19 @@ int pm_check_large(const struct fsim_folio *f, const struct truth *t,
 	for (i = 0; !err && i < nr; i++) {
 		int pc = atomic_read(&f->page_mapcount[i]) + 1;
 
+		page_hash += page_weight(i) * (uint64_t)(int64_t)pc;
 		if ((uint64_t)pc != ptes[i])
 			err = broken(v, "legacy_page_mapcount_equals_ptes",
 				     "page %lu: _mapcount+1 = %d, PTEs %llu", i, pc,
 				     (unsigned long long)ptes[i]);
 		pte_mapped += ptes[i] > 0;
 	}
+	/* (the loop above ran over every page when no error stopped it) */
+	if (!err && page_hash != atomic_load(&((struct fsim_folio *)f)->page_hash))
+		err = broken(v, "pm_page_hash_matches",
+			     "page_hash %#llx, the page mapcounts sum to %#llx",
+			     (unsigned long long)atomic_load(&((struct fsim_folio *)f)->page_hash),
+			     (unsigned long long)page_hash);
 	expect_mapped = (int)pte_mapped + (entire ? ENTIRELY_MAPPED : 0);
 	if (!err && atomic_read(&f->nr_pages_mapped) != expect_mapped)
 		err = broken(v, "legacy_nr_pages_mapped",

@@ -97,9 +97,13 @@ static void take_refs(struct fsim_folio *f, struct fsim_mm *mm, long entries)
 {
 	long refs = entries;
 
-	if (atomic_exchange(&f->alloc_ref, false))
+	/* Both flags change once in a folio's life: read before writing, so
+	 * that later adds do no locked RMW or seq_cst store for them. */
+	if (atomic_load_explicit(&f->alloc_ref, memory_order_relaxed) &&
+	    atomic_exchange(&f->alloc_ref, false))
 		refs--;
-	atomic_store(&f->was_mapped, true);
+	if (!atomic_load_explicit(&f->was_mapped, memory_order_relaxed))
+		atomic_store(&f->was_mapped, true);
 	atomic_fetch_add(&f->refcount, refs);
 	atomic_fetch_add(&mm->nr_mapped, entries);
 }
@@ -124,8 +128,9 @@ static void check_removal(struct fsim_folio *f, bool flag_before,
 	struct oracle_profile p;
 	bool flag = atomic_load(&f->partially_mapped), partial;
 
-	if (f->ctx->concurrent || oracle_profile(&f->oracle, &p))
+	if (f->ctx->concurrent)
 		return;
+	oracle_profile(&f->oracle, &p);
 	partial = p.covered > 0 && p.covered < nr;
 	if (flag && !flag_before && !partial)
 		note_transition(f, "partially_mapped_flag_justified",
@@ -265,7 +270,7 @@ int fsim_folio_remove_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 			   unsigned long nr)
 {
 	unsigned int lorder;
-	struct oracle_profile before = { 0, 0, 0 };
+	unsigned long covered_before = 0;
 	bool flag_before;
 	int err;
 
@@ -280,8 +285,8 @@ int fsim_folio_remove_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 		err = -EINVAL;	/* not mapped by this mm at this level */
 	if (!err)
 		err = oracle_reserve(&f->oracle, mm->id, level, page, nr);
-	if (!err && !f->ctx->concurrent)
-		err = oracle_profile(&f->oracle, &before);
+	if (!err)
+		covered_before = oracle_covered(&f->oracle);
 	if (!err)
 		oracle_remove(&f->oracle, mm->id, level, page, nr, 1ul << lorder);
 	fsim_spin_unlock(&f->oracle_lock);
@@ -294,7 +299,7 @@ int fsim_folio_remove_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 	else
 		folio_ops(f)->remove(f, mm, level, page, nr);
 	put_refs(f, mm, (long)(nr >> lorder));
-	check_removal(f, flag_before, before.covered);
+	check_removal(f, flag_before, covered_before);
 	return 0;
 }
 

@@ -225,6 +225,24 @@ static void legacy_page_mapcount(void **state)
 	fsim_ctx_destroy(w.ctx);
 }
 
+/* The state digest reads the page mapcounts through page_hash: a change
+ * of a page's count that page_hash did not follow is the checker's. */
+static void page_hash_out_of_step(void **state)
+{
+	struct world w;
+	uint64_t h;
+
+	(void)state;
+	world_init(&w, FSIM_MODE_LEGACY);
+	h = atomic_load(&w.f->page_hash);
+	assert_int_not_equal(h, 0);	/* B maps 16 pages */
+	atomic_store(&w.f->page_hash, h + 2);
+	expect_folio_violation(w.f, "pm_page_hash_matches");
+	atomic_store(&w.f->page_hash, h);
+	expect_clean(w.ctx);
+	fsim_ctx_destroy(w.ctx);
+}
+
 static void legacy_entire_mapcount(void **state)
 {
 	struct world w;
@@ -433,6 +451,7 @@ int main(void)
 		cmocka_unit_test(lock_bit_left_set),
 		cmocka_unit_test(same_mm_in_both_slots),
 		cmocka_unit_test(legacy_page_mapcount),
+		cmocka_unit_test(page_hash_out_of_step),
 		cmocka_unit_test(legacy_entire_mapcount),
 		cmocka_unit_test(legacy_nr_pages_mapped),
 		cmocka_unit_test(refcount),

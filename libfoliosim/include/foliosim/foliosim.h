@@ -416,7 +416,12 @@ FSIM_API int fsim_check_ctx(const struct fsim_ctx *ctx, struct fsim_violation *v
  * A digest of everything a refused call must leave alone: every counter,
  * flag, slot, AnonExclusive bit and oracle record of the folio, and the
  * context's statistics.  Equal digests before and after a call mean
- * "bit-for-bit unchanged" (used by `fails=` and the tests).
+ * "bit-for-bit unchanged" (used by `fails=` and the tests): a change of
+ * any one counter, flag or page mapcount always changes the digest
+ * (every mixing step is a bijection); several changes cancel out only by
+ * a 64-bit hash collision.  The per-page mapcounts enter through a sum
+ * kept with every change, so the cost is O(1) in the folio's size and
+ * linear in its AnonExclusive ranges and oracle segments.
  */
 FSIM_API uint64_t fsim_folio_state_digest(const struct fsim_folio *folio);
 
