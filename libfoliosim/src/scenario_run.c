@@ -16,6 +16,14 @@
 /* Rmap statements                                                     */
 /* ------------------------------------------------------------------ */
 
+/* The digest of the live folio a name stands for, 0 if none. */
+static uint64_t digest_of_name(struct run *r, const char *name)
+{
+	struct sym *s = lookup(r, name);
+
+	return s && s->kind == SYM_FOLIO && !s->dead ? fsim_folio_state_digest(s->obj) : 0;
+}
+
 /* A count for an unsigned int parameter: too large stays too large
  * (UINT_MAX), so the call refuses it instead of seeing it wrapped. */
 static unsigned int u32_sat(uint64_t v)
@@ -23,16 +31,35 @@ static unsigned int u32_sat(uint64_t v)
 	return v > UINT_MAX ? UINT_MAX : (unsigned int)v;
 }
 
-/* Executes one rmap statement once; returns the call's result (0/-E) or
- * 1 after a scenario error already recorded by fail(). */
-static int exec_rmap(struct run *r, const struct stmt *st, struct fsim_folio **touched)
+/* The objects a statement names, resolved once however often it repeats. */
+struct operands {
+	struct fsim_folio *f;
+	struct fsim_mm *mm, *src;
+};
+
+/* Resolves the folio, mm= and src= of a call on an existing folio; false
+ * after a scenario error already recorded by get_folio()/get_mm(). */
+static bool resolve(struct run *r, const struct fsim_stmt_op *op, struct operands *o)
 {
-	const struct fsim_stmt_op *op = &st->op;
+	memset(o, 0, sizeof(*o));
+	o->f = get_folio(r, op->name);
+	if (!o->f)
+		return false;
+	if (op->mm && !(o->mm = get_mm(r, op->mm)))
+		return false;
+	if (op->op == FSIM_OP_DUP && !(o->src = get_mm(r, op->src)))
+		return false;
+	return true;
+}
+
+/* Declares, drops or frees: statements that change the symbol table. */
+static int exec_symbol_op(struct run *r, const struct fsim_stmt_op *op,
+			  struct fsim_folio **touched)
+{
 	struct fsim_folio *f = NULL;
-	struct fsim_mm *mm = NULL, *src;
+	struct fsim_mm *mm = NULL;
 	int err;
 
-	*touched = NULL;
 	switch (op->op) {
 	case FSIM_OP_MM:
 		err = fsim_mm_create(r->ctx, u32_sat(op->id), &mm);
@@ -57,41 +84,13 @@ static int exec_rmap(struct run *r, const struct stmt *st, struct fsim_folio **t
 			return 1;
 		*touched = f;
 		return err;
-	default:
-		break;
-	}
-	f = get_folio(r, op->name);
-	if (!f)
-		return 1;
-	*touched = f;
-	if (op->mm && !(mm = get_mm(r, op->mm)))
-		return 1;
-	switch (op->op) {
-	case FSIM_OP_NEW_ANON:
-		return fsim_folio_add_new_anon_rmap(f, mm, op->exclusive);
-	case FSIM_OP_ADD:
-		if (fsim_folio_kind(f) == FSIM_KIND_ANON)
-			return fsim_folio_add_anon_rmap(f, mm, op->level, op->page, op->nr,
-							op->exclusive);
-		if (op->exclusive)
-			return -EINVAL;	/* RMAP_EXCLUSIVE is for anon folios */
-		return fsim_folio_add_file_rmap(f, mm, op->level, op->page, op->nr);
-	case FSIM_OP_REMOVE:
-		return fsim_folio_remove_rmap(f, mm, op->level, op->page, op->nr);
-	case FSIM_OP_DUP:
-		if (!(src = get_mm(r, op->src)))
-			return 1;
-		if (fsim_folio_kind(f) == FSIM_KIND_ANON)
-			return fsim_folio_try_dup_anon_rmap(f, mm, src, op->level,
-							    op->page, op->nr);
-		return fsim_folio_dup_file_rmap(f, mm, src, op->level, op->page, op->nr);
-	case FSIM_OP_PIN:
-		return fsim_folio_pin(f, mm, u32_sat(op->n));
-	case FSIM_OP_UNPIN:
-		return fsim_folio_unpin(f, u32_sat(op->n));
-	case FSIM_OP_FREE: {
+	default: {	/* FSIM_OP_FREE */
 		struct fsim_violation v;
 
+		f = get_folio(r, op->name);
+		if (!f)
+			return 1;
+		*touched = f;
 		err = fsim_folio_free(f);
 		if (err == -EFAULT) {
 			folio_free_checks(f, &v);
@@ -104,29 +103,72 @@ static int exec_rmap(struct run *r, const struct stmt *st, struct fsim_folio **t
 		}
 		return err;
 	}
+	}
+}
+
+/* One rmap call on resolved operands: the call's result (0/-E), or 1
+ * after a scenario error. */
+static int call_rmap(struct run *r, const struct fsim_stmt_op *op,
+		     const struct operands *o)
+{
+	struct fsim_folio *f = o->f;
+
+	switch (op->op) {
+	case FSIM_OP_NEW_ANON:
+		return fsim_folio_add_new_anon_rmap(f, o->mm, op->exclusive);
+	case FSIM_OP_ADD:
+		if (fsim_folio_kind(f) == FSIM_KIND_ANON)
+			return fsim_folio_add_anon_rmap(f, o->mm, op->level, op->page, op->nr,
+							op->exclusive);
+		if (op->exclusive)
+			return -EINVAL;	/* RMAP_EXCLUSIVE is for anon folios */
+		return fsim_folio_add_file_rmap(f, o->mm, op->level, op->page, op->nr);
+	case FSIM_OP_REMOVE:
+		return fsim_folio_remove_rmap(f, o->mm, op->level, op->page, op->nr);
+	case FSIM_OP_DUP:
+		if (fsim_folio_kind(f) == FSIM_KIND_ANON)
+			return fsim_folio_try_dup_anon_rmap(f, o->mm, o->src, op->level,
+							    op->page, op->nr);
+		return fsim_folio_dup_file_rmap(f, o->mm, o->src, op->level, op->page,
+						op->nr);
+	case FSIM_OP_PIN:
+		return fsim_folio_pin(f, o->mm, u32_sat(op->n));
+	case FSIM_OP_UNPIN:
+		return fsim_folio_unpin(f, u32_sat(op->n));
 	default:
 		return fail(r, "internal: not an rmap statement"), 1;
 	}
 }
 
-/* Runs an rmap statement (repeat times) with its `fails=` contract. */
+static bool changes_symbols(const struct fsim_stmt_op *op)
+{
+	return op->op == FSIM_OP_MM || op->op == FSIM_OP_MMDROP ||
+	       op->op == FSIM_OP_FOLIO || op->op == FSIM_OP_FREE;
+}
+
+/* Runs an rmap statement (repeat times) with its `fails=` contract.  The
+ * names are resolved once: a call on a folio cannot change what a name
+ * stands for (only mm, mmdrop, folio and free do, and they run once). */
 static bool run_rmap(struct run *r, const struct stmt *st, struct fsim_folio **touched)
 {
+	const struct fsim_stmt_op *op = &st->op;
+	const bool symbol_op = changes_symbols(op);
+	struct operands o;
 	unsigned long i;
 
+	if (!symbol_op && !resolve(r, op, &o))
+		return false;
 	for (i = 0; i < st->repeat; i++) {
-		struct fsim_folio *f = NULL;
+		struct fsim_folio *f = symbol_op ? NULL : o.f;
 		uint64_t before = 0;
 		int err;
 
-		if (st->fails && st->kind != ST_MM && st->kind != ST_MMDROP &&
-		    st->kind != ST_FOLIO) {
-			struct sym *s = lookup(r, st->words[0]);
-
-			if (s && s->kind == SYM_FOLIO && !s->dead)
-				before = fsim_folio_state_digest(s->obj);
-		}
-		err = exec_rmap(r, st, &f);
+		/* a refused call must leave its folio as it was */
+		if (st->fails && !symbol_op)
+			before = fsim_folio_state_digest(o.f);
+		else if (st->fails && op->op == FSIM_OP_FREE)
+			before = digest_of_name(r, op->name);
+		err = symbol_op ? exec_symbol_op(r, op, &f) : call_rmap(r, op, &o);
 		if (err == 1)
 			return false;
 		*touched = f;
@@ -143,7 +185,6 @@ static bool run_rmap(struct run *r, const struct stmt *st, struct fsim_folio **t
 	}
 	return true;
 }
-
 
 static const char *proc_err(int err)
 {
