@@ -17,6 +17,14 @@
 
 #include "internal.h"
 
+/* The descent's helpers run once per level of every update: inlined
+ * (GCC leaves them out of line next to the recursive update()). */
+#if defined(__GNUC__)
+#define COVER_INLINE static inline __attribute__((always_inline))
+#else
+#define COVER_INLINE static inline
+#endif
+
 /* Nodes one update may create: two partly covered nodes per depth, each
  * creating both children, plus the root. */
 static uint32_t nodes_per_update(unsigned long size)
@@ -59,7 +67,7 @@ int cover_reserve(struct cover_tree *t)
 	return 0;
 }
 
-static uint32_t new_node(struct cover_tree *t, unsigned long len)
+COVER_INLINE uint32_t new_node(struct cover_tree *t, unsigned long len)
 {
 	struct cover_node *n = &t->node[t->n];
 
@@ -68,63 +76,86 @@ static uint32_t new_node(struct cover_tree *t, unsigned long len)
 	return t->n++;
 }
 
-/* min, pages at min and max of child c of a node (0: never created). */
-static void child_stats(const struct cover_tree *t, uint32_t c, unsigned long len,
-			int64_t *min, unsigned long *min_pages, int64_t *max)
-{
-	if (!c) {
-		*min = 0;
-		*min_pages = len;
-		*max = 0;
-		return;
-	}
-	*min = t->node[c].min;
-	*min_pages = t->node[c].min_pages;
-	*max = t->node[c].max;
-}
-
-static void pull(struct cover_tree *t, uint32_t i, unsigned long llen,
-		 unsigned long rlen)
+/* A node's min, pages at min and max from its children's (a child never
+ * created is all zero: min = max = 0 over its len pages) and its add. */
+COVER_INLINE void pull(struct cover_tree *t, uint32_t i, unsigned long llen,
+		       unsigned long rlen)
 {
 	struct cover_node *n = &t->node[i];
-	int64_t lmin, rmin, lmax, rmax;
-	unsigned long lpages, rpages;
+	const struct cover_node *l = n->child[0] ? &t->node[n->child[0]] : NULL;
+	const struct cover_node *r = n->child[1] ? &t->node[n->child[1]] : NULL;
+	const int64_t lmin = l ? l->min : 0, rmin = r ? r->min : 0;
+	const int64_t lmax = l ? l->max : 0, rmax = r ? r->max : 0;
+	const unsigned long lpages = l ? l->min_pages : llen;
+	const unsigned long rpages = r ? r->min_pages : rlen;
 
-	child_stats(t, n->child[0], llen, &lmin, &lpages, &lmax);
-	child_stats(t, n->child[1], rlen, &rmin, &rpages, &rmax);
 	n->min = (lmin < rmin ? lmin : rmin) + n->add;
 	n->min_pages = (lmin <= rmin ? lpages : 0) + (rmin <= lmin ? rpages : 0);
 	n->max = (lmax > rmax ? lmax : rmax) + n->add;
 }
 
+COVER_INLINE void apply(struct cover_node *n, int64_t delta)
+{
+	n->add += delta;
+	n->min += delta;
+	n->max += delta;
+}
+
+COVER_INLINE uint32_t child(struct cover_tree *t, uint32_t i, int side, unsigned long len)
+{
+	if (!t->node[i].child[side]) {
+		uint32_t c = new_node(t, len);
+
+		t->node[i].child[side] = c;
+	}
+	return t->node[i].child[side];
+}
+
+/*
+ * Adds delta to [start, end) within node i's range [lo, hi).  While the
+ * range lies in one child the descent is a loop (the common case: a batch
+ * inside one PMD, a single page); only a range that straddles a midpoint
+ * recurses, once per side.  The path is pulled up on the way back.
+ */
 static void update(struct cover_tree *t, uint32_t i, unsigned long lo,
 		   unsigned long hi, unsigned long start, unsigned long end,
 		   int64_t delta)
 {
-	const unsigned long mid = lo + (hi - lo) / 2;
-	uint32_t c;
+	struct { uint32_t node; unsigned long lo, hi; } path[8 * sizeof(long) + 1];
+	int depth = 0;
 
-	if (start <= lo && hi <= end) {
-		t->node[i].add += delta;
-		t->node[i].min += delta;
-		t->node[i].max += delta;
-		return;
-	}
-	if (start < mid) {
-		if (!t->node[i].child[0]) {
-			c = new_node(t, mid - lo);
-			t->node[i].child[0] = c;
+	for (;;) {
+		const unsigned long mid = lo + (hi - lo) / 2;
+
+		if (start <= lo && hi <= end) {
+			apply(&t->node[i], delta);
+			break;
 		}
-		update(t, t->node[i].child[0], lo, mid, start, end, delta);
-	}
-	if (end > mid) {
-		if (!t->node[i].child[1]) {
-			c = new_node(t, hi - mid);
-			t->node[i].child[1] = c;
+		if (end <= mid || start >= mid) {
+			const int side = start >= mid;
+
+			path[depth].node = i;
+			path[depth].lo = lo;
+			path[depth].hi = hi;
+			depth++;
+			i = child(t, i, side, side ? hi - mid : mid - lo);
+			if (side)
+				lo = mid;
+			else
+				hi = mid;
+			continue;
 		}
-		update(t, t->node[i].child[1], mid, hi, start, end, delta);
+		update(t, child(t, i, 0, mid - lo), lo, mid, start, end, delta);
+		update(t, child(t, i, 1, hi - mid), mid, hi, start, end, delta);
+		pull(t, i, mid - lo, hi - mid);
+		break;
 	}
-	pull(t, i, mid - lo, hi - mid);
+	while (depth--) {
+		const unsigned long plo = path[depth].lo, phi = path[depth].hi;
+		const unsigned long pmid = plo + (phi - plo) / 2;
+
+		pull(t, path[depth].node, pmid - plo, phi - pmid);
+	}
 }
 
 void cover_add(struct cover_tree *t, unsigned long start, unsigned long end,
