@@ -49,10 +49,10 @@ size_t fsim_oracle_mms(const struct fsim_folio *f, unsigned int *ids, size_t max
 
 	fsim_spin_lock(&mf->oracle_lock);
 	for (i = 0; i < f->oracle.n; i++) {
-		if (i && f->oracle.seg[i].mm_id == f->oracle.seg[i - 1].mm_id)
+		if (i && oracle_seg_at(&f->oracle, i)->mm_id == oracle_seg_at(&f->oracle, i - 1)->mm_id)
 			continue;
 		if (n < max && ids)
-			ids[n] = f->oracle.seg[i].mm_id;
+			ids[n] = oracle_seg_at(&f->oracle, i)->mm_id;
 		n++;
 	}
 	fsim_spin_unlock(&mf->oracle_lock);
@@ -67,7 +67,7 @@ static int compute_truth(const struct fsim_folio *f, struct truth *t,
 
 	memset(t, 0, sizeof(*t));
 	for (i = 0; i < o->n; i++) {
-		const struct oracle_seg *s = &o->seg[i];
+		const struct oracle_seg *s = oracle_seg_at(o, i);
 		const unsigned int lorder = level_order(&f->ctx->arch, s->level);
 		uint64_t len = s->end - s->start;
 

@@ -366,7 +366,7 @@ uint64_t fsim_folio_state_digest(const struct fsim_folio *f)
 		h = fnv(h, f->anon_exclusive.r[i].end);
 	}
 	for (i = 0; i < f->oracle.n; i++) {
-		const struct oracle_seg *sg = &f->oracle.seg[i];
+		const struct oracle_seg *sg = oracle_seg_at(&f->oracle, i);
 
 		h = fnv(h, sg->mm_id);
 		h = fnv(h, sg->level);

@@ -86,9 +86,11 @@ unsigned long cover_covered(const struct cover_tree *t);
 uint64_t cover_max(const struct cover_tree *t);
 uint64_t cover_at(const struct cover_tree *t, unsigned long page);
 
+/* The segments live in a gap buffer: buf[0, gap) and buf[gap + cap - n,
+ * cap) hold them in order; oracle_seg_at() is the i-th. */
 struct oracle {
-	size_t n, cap;
-	struct oracle_seg *seg;
+	size_t n, cap, gap;
+	struct oracle_seg *buf;
 	/* Running totals, used for admission (overflow) checks only; the
 	 * invariant check recomputes them from the segments. */
 	uint64_t entries, pages;
@@ -97,6 +99,11 @@ struct oracle {
 	size_t nr_mms;
 	struct cover_tree cover;
 };
+
+static inline struct oracle_seg *oracle_seg_at(const struct oracle *o, size_t i)
+{
+	return &o->buf[i < o->gap ? i : i + (o->cap - o->n)];
+}
 
 void oracle_init(struct oracle *o, unsigned long nr_pages);
 void oracle_destroy(struct oracle *o);

@@ -12,6 +12,9 @@
 
 #include "internal.h"
 
+/* The i-th segment in order, wherever the gap is (internal.h). */
+#define SEG(o, i) (*oracle_seg_at((o), (i)))
+
 void oracle_init(struct oracle *o, unsigned long nr_pages)
 {
 	memset(o, 0, sizeof(*o));
@@ -20,7 +23,7 @@ void oracle_init(struct oracle *o, unsigned long nr_pages)
 
 void oracle_destroy(struct oracle *o)
 {
-	free(o->seg);
+	free(o->buf);
 	cover_destroy(&o->cover);
 	oracle_init(o, o->cover.size);
 }
@@ -47,7 +50,7 @@ static size_t seek(const struct oracle *o, unsigned int mm_id,
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		if (before(&o->seg[mid], mm_id, level, page))
+		if (before(&SEG(o, mid), mm_id, level, page))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -58,7 +61,7 @@ static size_t seek(const struct oracle *o, unsigned int mm_id,
 static bool in_group(const struct oracle *o, size_t i, unsigned int mm_id,
 		     enum fsim_level level)
 {
-	return i < o->n && o->seg[i].mm_id == mm_id && o->seg[i].level == level;
+	return i < o->n && SEG(o, i).mm_id == mm_id && SEG(o, i).level == level;
 }
 
 bool oracle_covers(const struct oracle *o, unsigned int mm_id,
@@ -69,10 +72,10 @@ bool oracle_covers(const struct oracle *o, unsigned int mm_id,
 	size_t i = seek(o, mm_id, level, start);
 
 	while (pos < end) {
-		if (!in_group(o, i, mm_id, level) || o->seg[i].start > pos ||
-		    o->seg[i].count < times)
+		if (!in_group(o, i, mm_id, level) || SEG(o, i).start > pos ||
+		    SEG(o, i).count < times)
 			return false;
-		pos = o->seg[i].end;
+		pos = SEG(o, i).end;
 		i++;
 	}
 	return true;
@@ -85,7 +88,7 @@ int oracle_reserve(struct oracle *o, unsigned int mm_id, enum fsim_level level,
 	void *p;
 
 	while (in_group(o, i + touched, mm_id, level) &&
-	       o->seg[i + touched].start < start + nr)
+	       SEG(o, i + touched).start < start + nr)
 		touched++;
 	if (cover_reserve(&o->cover))
 		return -ENOMEM;
@@ -96,26 +99,48 @@ int oracle_reserve(struct oracle *o, unsigned int mm_id, enum fsim_level level,
 	cap = o->cap ? o->cap : 4;
 	while (cap < want)
 		cap *= 2;
-	p = realloc(o->seg, cap * sizeof(*o->seg));
+	p = realloc(o->buf, cap * sizeof(*o->buf));
 	if (!p)
 		return -ENOMEM;
-	o->seg = p;
+	o->buf = p;
+	/* the segments after the gap go to the end of the larger buffer */
+	memmove(&o->buf[cap - (o->n - o->gap)], &o->buf[o->cap - (o->n - o->gap)],
+		(o->n - o->gap) * sizeof(*o->buf));
 	o->cap = cap;
 	return 0;
+}
+
+/*
+ * Moves the gap to start before segment pos.  Consecutive edits at one
+ * place (a mapping and its unmapping, a fork's dups of one range) then
+ * move nothing, however many segments other mms have: the cost of an
+ * edit is the distance from the previous one, not the array's length.
+ */
+static void move_gap(struct oracle *o, size_t pos)
+{
+	const size_t gap_len = o->cap - o->n;
+
+	if (pos < o->gap)
+		memmove(&o->buf[pos + gap_len], &o->buf[pos],
+			(o->gap - pos) * sizeof(*o->buf));
+	else if (pos > o->gap)
+		memmove(&o->buf[o->gap], &o->buf[o->gap + gap_len],
+			(pos - o->gap) * sizeof(*o->buf));
+	o->gap = pos;
 }
 
 /* Does segment i's mm have another segment beside it?  Segments of one
  * mm are adjacent (sorted by mm first). */
 static bool mm_neighbour(const struct oracle *o, size_t i, unsigned int mm_id)
 {
-	return (i > 0 && o->seg[i - 1].mm_id == mm_id) ||
-	       (i + 1 < o->n && o->seg[i + 1].mm_id == mm_id);
+	return (i > 0 && SEG(o, i - 1).mm_id == mm_id) ||
+	       (i + 1 < o->n && SEG(o, i + 1).mm_id == mm_id);
 }
 
 static void insert_at(struct oracle *o, size_t i, struct oracle_seg s)
 {
-	memmove(&o->seg[i + 1], &o->seg[i], (o->n - i) * sizeof(*o->seg));
-	o->seg[i] = s;
+	move_gap(o, i);		/* oracle_reserve() left room: cap > n */
+	o->buf[o->gap++] = s;
 	o->n++;
 	if (!mm_neighbour(o, i, s.mm_id))
 		o->nr_mms++;
@@ -123,10 +148,10 @@ static void insert_at(struct oracle *o, size_t i, struct oracle_seg s)
 
 static void erase_at(struct oracle *o, size_t i)
 {
-	const bool last_of_mm = !mm_neighbour(o, i, o->seg[i].mm_id);
+	const bool last_of_mm = !mm_neighbour(o, i, SEG(o, i).mm_id);
 
-	memmove(&o->seg[i], &o->seg[i + 1], (o->n - i - 1) * sizeof(*o->seg));
-	o->n--;
+	move_gap(o, i);		/* segment i now follows the gap ... */
+	o->n--;			/* ... which grows over it */
 	if (last_of_mm)
 		o->nr_mms--;
 }
@@ -138,11 +163,11 @@ static void split_at(struct oracle *o, unsigned int mm_id,
 	size_t i = seek(o, mm_id, level, page);
 	struct oracle_seg right;
 
-	if (!in_group(o, i, mm_id, level) || o->seg[i].start >= page)
+	if (!in_group(o, i, mm_id, level) || SEG(o, i).start >= page)
 		return;
-	right = o->seg[i];
+	right = SEG(o, i);
 	right.start = page;
-	o->seg[i].end = page;
+	SEG(o, i).end = page;
 	insert_at(o, i + 1, right);
 }
 
@@ -155,8 +180,8 @@ static void merge_around(struct oracle *o, unsigned int mm_id,
 
 	if (i > 0 && in_group(o, i - 1, mm_id, level))
 		i--;
-	while (in_group(o, i + 1, mm_id, level) && o->seg[i].start <= end) {
-		struct oracle_seg *a = &o->seg[i], *b = &o->seg[i + 1];
+	while (in_group(o, i + 1, mm_id, level) && SEG(o, i).start <= end) {
+		struct oracle_seg *a = &SEG(o, i), *b = &SEG(o, i + 1);
 
 		if (a->end == b->start && a->count == b->count) {
 			a->end = b->end;
@@ -177,24 +202,24 @@ void oracle_add(struct oracle *o, unsigned int mm_id, enum fsim_level level,
 	o->pages += nr;
 	cover_add(&o->cover, start, end, 1);
 	/* Fast path: the very same range again. */
-	if (in_group(o, i, mm_id, level) && o->seg[i].start == start &&
-	    o->seg[i].end == end) {
-		o->seg[i].count++;
+	if (in_group(o, i, mm_id, level) && SEG(o, i).start == start &&
+	    SEG(o, i).end == end) {
+		SEG(o, i).count++;
 		return;
 	}
 	split_at(o, mm_id, level, start);
 	split_at(o, mm_id, level, end);
 	i = seek(o, mm_id, level, start);
 	while (pos < end) {
-		if (in_group(o, i, mm_id, level) && o->seg[i].start == pos) {
-			o->seg[i].count++;
-			pos = o->seg[i].end;
+		if (in_group(o, i, mm_id, level) && SEG(o, i).start == pos) {
+			SEG(o, i).count++;
+			pos = SEG(o, i).end;
 		} else {
 			unsigned long gap_end = end;
 			struct oracle_seg s;
 
-			if (in_group(o, i, mm_id, level) && o->seg[i].start < end)
-				gap_end = o->seg[i].start;
+			if (in_group(o, i, mm_id, level) && SEG(o, i).start < end)
+				gap_end = SEG(o, i).start;
 			s.mm_id = mm_id;
 			s.level = (unsigned char)level;
 			s.start = pos;
@@ -221,8 +246,8 @@ void oracle_remove(struct oracle *o, unsigned int mm_id, enum fsim_level level,
 	split_at(o, mm_id, level, start);
 	split_at(o, mm_id, level, end);
 	i = seek(o, mm_id, level, start);
-	while (in_group(o, i, mm_id, level) && o->seg[i].start < end) {
-		if (--o->seg[i].count == 0)
+	while (in_group(o, i, mm_id, level) && SEG(o, i).start < end) {
+		if (--SEG(o, i).count == 0)
 			erase_at(o, i);
 		else
 			i++;
@@ -242,7 +267,7 @@ uint64_t oracle_mm_entries(const struct oracle *o, unsigned int mm_id,
 	size_t i;
 
 	for (i = 0; i < o->n; i++) {
-		const struct oracle_seg *s = &o->seg[i];
+		const struct oracle_seg *s = &SEG(o, i);
 
 		if (s->mm_id == mm_id)
 			sum += s->count * ((s->end - s->start) >>
@@ -256,7 +281,7 @@ bool oracle_mm_maps(const struct oracle *o, unsigned int mm_id)
 	size_t i;
 
 	for (i = 0; i < o->n; i++)
-		if (o->seg[i].mm_id == mm_id)
+		if (SEG(o, i).mm_id == mm_id)
 			return true;
 	return false;
 }
@@ -280,8 +305,8 @@ uint64_t oracle_level_overlaps(const struct oracle *o, enum fsim_level level,
 	size_t i;
 
 	for (i = 0; i < o->n; i++)
-		if (o->seg[i].level == (unsigned char)level &&
-		    o->seg[i].start < start + nr && o->seg[i].end > start)
-			n += o->seg[i].count;
+		if (SEG(o, i).level == (unsigned char)level &&
+		    SEG(o, i).start < start + nr && SEG(o, i).end > start)
+			n += SEG(o, i).count;
 	return n;
 }

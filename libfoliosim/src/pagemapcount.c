@@ -390,7 +390,7 @@ int pm_check_large(const struct fsim_folio *f, const struct truth *t,
 	if (!ptes)
 		return broken(v, "oracle_profile", "out of memory");
 	for (k = 0; k < f->oracle.n; k++) {
-		const struct oracle_seg *s = &f->oracle.seg[k];
+		const struct oracle_seg *s = oracle_seg_at(&f->oracle, k);
 
 		if (s->level == FSIM_LEVEL_PTE)
 			for (i = s->start; i < s->end; i++)

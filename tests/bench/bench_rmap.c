@@ -37,6 +37,7 @@ struct pair_cfg {
 	unsigned long nr;		/* pages the pair maps and unmaps */
 	unsigned int k_mms;		/* other mms, one page each */
 	unsigned int k_pages;		/* one other mm, this many single pages */
+	bool mm_in_middle;		/* the pair's mm id between the others' */
 
 	struct bench_floor fl;
 	struct fsim_ctx *ctx;
@@ -91,7 +92,8 @@ static void setup(struct pair_cfg *c)
 		return;
 	check(fsim_ctx_create(c->mode, NULL, &c->ctx), "ctx_create");
 	check(fsim_folio_create(c->ctx, c->order, c->kind, &c->folio), "folio_create");
-	check(fsim_mm_create(c->ctx, 0, &c->mm), "mm_create");
+	if (!c->mm_in_middle)
+		check(fsim_mm_create(c->ctx, 0, &c->mm), "mm_create");
 	/* An anon folio is mapped by its faulting mm first, as a THP is. */
 	if (c->kind == FSIM_KIND_ANON) {
 		check(fsim_mm_create(c->ctx, 0, &holder), "mm_create");
@@ -99,6 +101,10 @@ static void setup(struct pair_cfg *c)
 		      "add_new_anon_rmap");
 	}
 	for (i = 0; i < c->k_mms; i++) {
+		/* mm ids order the oracle's records: in the middle, half of
+		 * them sort before the pair's */
+		if (c->mm_in_middle && i == c->k_mms / 2)
+			check(fsim_mm_create(c->ctx, 0, &c->mm), "mm_create");
 		check(fsim_mm_create(c->ctx, 0, &other), "mm_create");
 		map_single_pages(c, other, i, 1);
 	}
@@ -164,7 +170,7 @@ struct bench {
 	struct pair_cfg *floor;
 	struct pair_cfg *pte[3][NR_PLOT];	/* by mode index, by plot_nrs */
 	struct pair_cfg *pmd[3], *mthp1[3], *mthp16[3];
-	struct pair_cfg *k0[2], *kmms[2], *kpages[2];	/* legacy, rfc */
+	struct pair_cfg *k0[2], *kmms[2], *kmid[2], *kpages[2];	/* legacy, rfc */
 };
 
 static void build(struct bench *b)
@@ -199,6 +205,11 @@ static void build(struct bench *b)
 		snprintf(c.name, sizeof(c.name), "%s file order-12 pte nr=1 K=%u mms",
 			 fsim_mode_name(mode), c.k_mms);
 		b->kmms[m] = add_cfg(b->cfg, &b->n, c);
+		c.mm_in_middle = true;
+		snprintf(c.name, sizeof(c.name), "%s file order-12 pte nr=1 K=%u mms, id in the middle",
+			 fsim_mode_name(mode), c.k_mms);
+		b->kmid[m] = add_cfg(b->cfg, &b->n, c);
+		c.mm_in_middle = false;
 		c.k_mms = 0;
 		c.k_pages = MAX_OTHERS;
 		snprintf(c.name, sizeof(c.name), "%s file order-12 pte nr=1 K=%u pages",
@@ -253,6 +264,8 @@ static void report(struct bench *b)
 		/* issue 15: within 2x of K=0 */
 		snprintf(name, sizeof(name), "%s K=%u other mms / K=0", mode, MAX_OTHERS);
 		vs(name, b->kmms[m], b->k0[m], 2, true);
+		snprintf(name, sizeof(name), "%s K=%u other mms (mid id) / K=0", mode, MAX_OTHERS);
+		vs(name, b->kmid[m], b->k0[m], 2, true);
 		snprintf(name, sizeof(name), "%s K=%u other pages / K=0", mode, MAX_OTHERS);
 		vs(name, b->kpages[m], b->k0[m], 2, true);
 	}

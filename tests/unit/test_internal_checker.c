@@ -316,13 +316,13 @@ static void oracle_malformed(void **state)
 	(void)state;
 	world_init(&w, FSIM_MODE_RFC);
 	assert_true(w.f->oracle.n > 0);
-	w.f->oracle.seg[0].count--;
+	oracle_seg_at(&w.f->oracle, 0)->count--;
 	w.f->oracle.entries--;
-	w.f->oracle.pages -= w.f->oracle.seg[0].end - w.f->oracle.seg[0].start;
+	w.f->oracle.pages -= oracle_seg_at(&w.f->oracle, 0)->end - oracle_seg_at(&w.f->oracle, 0)->start;
 	expect_folio_violation(w.f, "oracle_well_formed");
-	w.f->oracle.seg[0].count++;
+	oracle_seg_at(&w.f->oracle, 0)->count++;
 	w.f->oracle.entries++;
-	w.f->oracle.pages += w.f->oracle.seg[0].end - w.f->oracle.seg[0].start;
+	w.f->oracle.pages += oracle_seg_at(&w.f->oracle, 0)->end - oracle_seg_at(&w.f->oracle, 0)->start;
 	expect_clean(w.ctx);
 	fsim_ctx_destroy(w.ctx);
 }

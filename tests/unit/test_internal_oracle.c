@@ -67,7 +67,7 @@ static void check_structure(const struct oracle *o, const char *when)
 	size_t i;
 
 	for (i = 0; i < o->n; i++) {
-		const struct oracle_seg *s = &o->seg[i];
+		const struct oracle_seg *s = oracle_seg_at(o, i);
 		const unsigned long u = unit_of((enum fsim_level)s->level);
 
 		if (s->count == 0 || s->start >= s->end || s->start % u || s->end % u ||
@@ -75,7 +75,7 @@ static void check_structure(const struct oracle *o, const char *when)
 			fail_msg("%s: malformed segment %zu [%lu,%lu) x%" PRIu64,
 				 when, i, s->start, s->end, s->count);
 		if (i > 0) {
-			const struct oracle_seg *p = &o->seg[i - 1];
+			const struct oracle_seg *p = oracle_seg_at(o, i - 1);
 
 			if (p->mm_id > s->mm_id ||
 			    (p->mm_id == s->mm_id && p->level > s->level) ||
@@ -267,11 +267,11 @@ static void del(struct oracle *o, unsigned int mm, enum fsim_level l,
 }
 
 #define ASSERT_SEG(o, i, mm, l, s, e, c) do {				\
-	assert_int_equal((o)->seg[i].mm_id, (mm));			\
-	assert_int_equal((o)->seg[i].level, (l));			\
-	assert_int_equal((o)->seg[i].start, (s));			\
-	assert_int_equal((o)->seg[i].end, (e));				\
-	assert_int_equal((o)->seg[i].count, (c));			\
+	assert_int_equal(oracle_seg_at((o), (i))->mm_id, (mm));			\
+	assert_int_equal(oracle_seg_at((o), (i))->level, (l));			\
+	assert_int_equal(oracle_seg_at((o), (i))->start, (s));			\
+	assert_int_equal(oracle_seg_at((o), (i))->end, (e));				\
+	assert_int_equal(oracle_seg_at((o), (i))->count, (c));			\
 } while (0)
 
 /* A hole punched in the middle splits; refilling it merges back. */
