@@ -63,7 +63,9 @@ static inline void fz_snapshot_take(const struct fsim_ctx *ctx,
 		s->digest[i] = folios[i] ? fsim_folio_state_digest(folios[i]) : 0;
 	for (i = 0; i < FSIM_NR_STATS; i++)
 		s->stat[i] = fsim_ctx_stat(ctx, (enum fsim_stat)i);
-	for (o = 0; o < 32; o++)
+	/* orders 1..pmd_order have counters (fsim_ctx_thp_counter() reads 0
+	 * elsewhere); pmd_order < pud_order <= 30 */
+	for (o = 1; o <= fsim_ctx_arch(ctx)->pmd_order; o++)
 		for (i = 0; i < FSIM_THP_NR_COUNTERS; i++)
 			s->thp[o][i] = fsim_ctx_thp_counter(ctx, o,
 							    (enum fsim_thp_counter)i);
