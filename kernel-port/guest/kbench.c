@@ -1,0 +1,383 @@
+// SPDX-License-Identifier: MIT
+/*
+ * kbench: the kernel benchmark of issue 15, run as the guest program
+ * (/bin/foliosim-guest) of a benchmark boot (kernel-port/scripts/run-bench).
+ * Times, with clock_gettime(CLOCK_MONOTONIC) in the guest, what the series
+ * changes on the rmap paths:
+ *
+ *   fork-mthp64k        fork + child exit + wait, 512 MiB of 64 KiB mTHP
+ *   fork-thp            the same with PMD-mapped THP
+ *   thp-fault-munmap    fault 64 MiB of PMD THP (one byte per 2 MiB), munmap
+ *   dontneed-half-mthp  MADV_DONTNEED of the first half of every 64 KiB
+ *                       mTHP of 128 MiB
+ *   cow-mthp            after fork, write one byte to every 64 KiB mTHP of
+ *                       128 MiB (a COW fault each)
+ *   munmap-shared-thp   munmap of 64 MiB of PMD THP that a child also maps
+ *
+ * Each is repeated --reps times (default 15); one line per benchmark:
+ *   kbench: NAME reps=N median_us=M min_us=L max_us=H large=F
+ * where F is the fraction of the region the kernel backed with the folio
+ * size asked for (from /proc/self/smaps' AnonHugePages or the mTHP
+ * counters), so that a kernel that fell back to small pages is seen.
+ * Before anything it checks the clock: TCG guests often run on the
+ * "refined-jiffies" clock (4 ms steps); a clock source that is not the TSC
+ * or a resolution coarser than 10 us ends the run with "kbench: FAIL".
+ * Accepts and ignores --mode X (the init passes it to every guest program).
+ *
+ * It writes the THP knobs, so outside the guest (no FOLIOSIM_SCENARIO_DIR,
+ * which the guest's init exports) it refuses to run unless --no-knobs
+ * (the kernel's settings stay as they are; a smoke test on a host) and
+ * --no-clock-check are given.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MIB (1024ul * 1024)
+#define PMD_SIZE (2 * MIB)
+#define MTHP_SIZE (64 * 1024ul)
+#define MAX_REPS 101
+#define THP "/sys/kernel/mm/transparent_hugepage"
+
+static unsigned int reps = 15;
+static bool knobs = true;
+
+static double now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static void die(const char *what)
+{
+	printf("kbench: FAIL %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static bool write_file(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY);
+	bool ok;
+
+	if (fd < 0)
+		return false;
+	ok = write(fd, value, strlen(value)) == (ssize_t)strlen(value);
+	close(fd);
+	return ok;
+}
+
+static bool read_line(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "r");
+	bool ok;
+
+	if (!f)
+		return false;
+	ok = fgets(buf, (int)len, f) != NULL;
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return ok;
+}
+
+/* The clock must be fine enough for millisecond-scale figures. */
+static void check_clock(void)
+{
+	char src[64] = "?";
+	double best = 1e9;
+	int i;
+
+	read_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		  src, sizeof(src));
+	for (i = 0; i < 50; i++) {
+		double t0 = now_us(), t1;
+
+		while ((t1 = now_us()) == t0)
+			;
+		if (t1 - t0 < best)
+			best = t1 - t0;
+	}
+	printf("kbench: clocksource=%s resolution_us=%.3f\n", src, best);
+	if (strncmp(src, "tsc", 3) || best > 10) {
+		printf("kbench: FAIL clock source %s with a resolution of %.0f us: the figures "
+		       "would be steps of the clock (boot with tsc=reliable clocksource=tsc)\n",
+		       src, best);
+		exit(1);
+	}
+}
+
+/* PMD THP and 64 KiB mTHP: "always" or "never" each. */
+static void set_thp(const char *pmd, const char *mthp64)
+{
+	if (!knobs)
+		return;
+	if (!write_file(THP "/enabled", pmd[0] == 'a' ? "always" : "never") ||
+	    !write_file(THP "/hugepages-2048kB/enabled", pmd[0] == 'a' ? "inherit" : "never") ||
+	    !write_file(THP "/hugepages-64kB/enabled", mthp64))
+		die("setting the THP knobs");
+}
+
+static unsigned long mthp64_allocs(void)
+{
+	char buf[64];
+
+	return read_line(THP "/hugepages-64kB/stats/anon_fault_alloc", buf, sizeof(buf)) ?
+	       strtoul(buf, NULL, 10) : 0;
+}
+
+/* An anonymous region aligned to 2 MiB, touched one byte per @step. */
+static char *map_touched(size_t len, size_t step)
+{
+	char *p = mmap(NULL, len + PMD_SIZE, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *a;
+	size_t off;
+
+	if (p == MAP_FAILED)
+		die("mmap");
+	a = (char *)(((unsigned long)p + PMD_SIZE - 1) & ~(PMD_SIZE - 1));
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	munmap(a + len, (size_t)(p + PMD_SIZE - a));
+	for (off = 0; off < len; off += step)
+		a[off] = 1;
+	return a;
+}
+
+/* AnonHugePages of this process in kB (PMD-mapped THP). */
+static unsigned long anon_huge_kb(void)
+{
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+	char line[256];
+	unsigned long kb = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %lu kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	const double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static void report(const char *name, double *t, unsigned int n, double large)
+{
+	qsort(t, n, sizeof(*t), cmp_double);
+	printf("kbench: %s reps=%u median_us=%.1f min_us=%.1f max_us=%.1f large=%.2f\n",
+	       name, n, t[n / 2], t[0], t[n - 1], large);
+	fflush(stdout);
+}
+
+static pid_t fork_waiting_child(int *release)
+{
+	int fds[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(fds))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		close(fds[1]);
+		if (read(fds[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(fds[0]);
+	*release = fds[1];
+	return pid;
+}
+
+static void release_child(pid_t pid, int release)
+{
+	close(release);
+	waitpid(pid, NULL, 0);
+}
+
+/* fork + exit + wait of a process with @len of anon memory in @folio. */
+static void bench_fork(const char *name, bool pmd)
+{
+	const size_t len = 512 * MIB;
+	unsigned long before = mthp64_allocs();
+	double t[MAX_REPS], large;
+	unsigned int i;
+	char *a;
+
+	set_thp(pmd ? "always" : "never", pmd ? "never" : "always");
+	a = map_touched(len, 4096);
+	large = pmd ? (double)anon_huge_kb() * 1024 / (double)len :
+		      (double)(mthp64_allocs() - before) * MTHP_SIZE / (double)len;
+	for (i = 0; i < reps; i++) {
+		double t0 = now_us();
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork");
+		if (!pid)
+			_exit(0);
+		waitpid(pid, NULL, 0);
+		t[i] = now_us() - t0;
+	}
+	munmap(a, len);
+	report(name, t, reps, large);
+}
+
+static void bench_thp_fault_munmap(void)
+{
+	const size_t len = 64 * MIB;
+	double t[MAX_REPS], large = 0;
+	unsigned int i;
+
+	set_thp("always", "never");
+	for (i = 0; i < reps; i++) {
+		double t0 = now_us();
+		char *a = map_touched(len, PMD_SIZE);
+
+		if (!i)
+			large = (double)anon_huge_kb() * 1024 / (double)len;
+		munmap(a, len);
+		t[i] = now_us() - t0;
+	}
+	report("thp-fault-munmap", t, reps, large);
+}
+
+static void bench_dontneed_half_mthp(void)
+{
+	const size_t len = 128 * MIB;
+	double t[MAX_REPS], large = 0;
+	unsigned int i;
+
+	set_thp("never", "always");
+	for (i = 0; i < reps; i++) {
+		unsigned long before = mthp64_allocs();
+		char *a = map_touched(len, 4096);
+		double t0;
+		size_t off;
+
+		large = (double)(mthp64_allocs() - before) * MTHP_SIZE / (double)len;
+		t0 = now_us();
+		for (off = 0; off < len; off += MTHP_SIZE)
+			if (madvise(a + off, MTHP_SIZE / 2, MADV_DONTNEED))
+				die("madvise");
+		t[i] = now_us() - t0;
+		munmap(a, len);
+	}
+	report("dontneed-half-mthp", t, reps, large);
+}
+
+static void bench_cow_mthp(void)
+{
+	const size_t len = 128 * MIB;
+	double t[MAX_REPS], large = 0;
+	unsigned int i;
+
+	set_thp("never", "always");
+	for (i = 0; i < reps; i++) {
+		unsigned long before = mthp64_allocs();
+		char *a = map_touched(len, 4096);
+		int release;
+		pid_t pid;
+		double t0;
+		size_t off;
+
+		large = (double)(mthp64_allocs() - before) * MTHP_SIZE / (double)len;
+		pid = fork_waiting_child(&release);
+		t0 = now_us();
+		for (off = 0; off < len; off += MTHP_SIZE)
+			a[off] = 2;
+		t[i] = now_us() - t0;
+		release_child(pid, release);
+		munmap(a, len);
+	}
+	report("cow-mthp", t, reps, large);
+}
+
+static void bench_munmap_shared_thp(void)
+{
+	const size_t len = 64 * MIB;
+	double t[MAX_REPS], large = 0;
+	unsigned int i;
+
+	set_thp("always", "never");
+	for (i = 0; i < reps; i++) {
+		char *a = map_touched(len, PMD_SIZE);
+		int release;
+		pid_t pid;
+		double t0;
+
+		large = (double)anon_huge_kb() * 1024 / (double)len;
+		pid = fork_waiting_child(&release);
+		t0 = now_us();
+		munmap(a, len);
+		t[i] = now_us() - t0;
+		release_child(pid, release);
+	}
+	report("munmap-shared-thp", t, reps, large);
+}
+
+int main(int argc, char **argv)
+{
+	bool clock_check = true;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--mode") && i + 1 < argc) {
+			i++;	/* the init passes the model's mode; not ours */
+		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
+			reps = (unsigned int)strtoul(argv[++i], NULL, 10);
+		} else if (!strcmp(argv[i], "--no-knobs")) {
+			knobs = false;
+		} else if (!strcmp(argv[i], "--no-clock-check")) {
+			clock_check = false;
+		} else if (!strcmp(argv[i], "--help")) {
+			printf("usage: kbench [--reps N (1..%d, default 15)] [--no-knobs] "
+			       "[--no-clock-check]\n"
+			       "  the guest program of kernel-port/scripts/run-bench; outside\n"
+			       "  the guest only with --no-knobs --no-clock-check (a smoke test)\n",
+			       MAX_REPS);
+			return 0;
+		} else {
+			fprintf(stderr, "kbench: unknown argument '%s'\n", argv[i]);
+			return 2;
+		}
+	}
+	if (reps < 1 || reps > MAX_REPS) {
+		fprintf(stderr, "kbench: --reps must be 1..%d\n", MAX_REPS);
+		return 2;
+	}
+	if (!getenv("FOLIOSIM_SCENARIO_DIR") && (knobs || clock_check)) {
+		fprintf(stderr, "kbench: not in the benchmark guest: it would change this "
+			"machine's THP settings (--no-knobs --no-clock-check for a smoke test)\n");
+		return 2;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (clock_check)
+		check_clock();
+	bench_fork("fork-mthp64k", false);
+	bench_fork("fork-thp", true);
+	bench_thp_fault_munmap();
+	bench_dontneed_half_mthp();
+	bench_cow_mthp();
+	bench_munmap_shared_thp();
+	printf("kbench: done\n");
+	return 0;
+}
