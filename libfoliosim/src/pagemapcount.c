@@ -13,23 +13,33 @@
 #include "internal.h"
 
 /*
- * The weight of page i in f->page_hash: odd (so that changing one page's
- * count by less than 2^64 always changes the sum) and not linear in i (a
- * multiply and a fold of the high half), so that changes of several pages
- * cancel out only by chance.  One multiply: the checker computes it for
- * every page of every large folio after every call.
+ * The weights of f->page_hash telescope: page i weighs g(i + 1) - g(i), so
+ * the pages [a, b) together weigh g(b) - g(a) and a batch updates the sum
+ * in O(1).  g(i) is a mixed value (two multiplies) shifted left with i's
+ * parity below it, so every weight is odd (changing one page's count by
+ * less than 2^63 always changes the sum) and changes of several pages
+ * cancel out only by chance.
  */
-static inline uint64_t page_weight(unsigned long i)
+static inline uint64_t page_hash_g(unsigned long i)
 {
-	const uint64_t z = ((uint64_t)i + 1) * 0x9e3779b97f4a7c15ull;
+	uint64_t z = (uint64_t)i * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
 
-	return (z ^ (z >> 29)) | 1;
+	z = (z ^ (z >> 31)) * 0xbf58476d1ce4e5b9ull;
+	return ((z ^ (z >> 29)) << 1) | (i & 1);
+}
+
+/* The summed weight of the pages [start, end). */
+static inline uint64_t page_weights(unsigned long start, unsigned long end)
+{
+	return page_hash_g(end) - page_hash_g(start);
 }
 
 /* page_hash after the pages [page, page + nr) each changed by delta. */
-static void page_hash_mod(struct fsim_folio *f, uint64_t weights, int delta)
+static void page_hash_mod(struct fsim_folio *f, unsigned long page,
+			  unsigned long nr, int delta)
 {
-	atomic_fetch_add_explicit(&f->page_hash, weights * (uint64_t)(int64_t)delta,
+	atomic_fetch_add_explicit(&f->page_hash,
+				  page_weights(page, page + nr) * (uint64_t)(int64_t)delta,
 				  memory_order_relaxed);
 }
 
@@ -46,16 +56,13 @@ static void page_hash_mod(struct fsim_folio *f, uint64_t weights, int delta)
 static int pages_mod(struct fsim_folio *f, unsigned long page, unsigned long nr,
 		     int delta)
 {
-	uint64_t weights = 0;
 	int crossed = 0;
 	unsigned long i;
 
 	if (f->ctx->concurrent) {
-		for (i = page; i < page + nr; i++) {
+		for (i = page; i < page + nr; i++)
 			crossed += delta > 0 ? atomic_inc_and_test(&f->page_mapcount[i]) :
 					       atomic_add_negative(-1, &f->page_mapcount[i]);
-			weights += page_weight(i);
-		}
 	} else {
 		for (i = page; i < page + nr; i++) {
 			_Atomic int *c = &f->page_mapcount[i].counter;
@@ -63,10 +70,9 @@ static int pages_mod(struct fsim_folio *f, unsigned long page, unsigned long nr,
 
 			atomic_store_explicit(c, v, memory_order_relaxed);
 			crossed += delta > 0 ? v == 0 : v < 0;
-			weights += page_weight(i);
 		}
 	}
-	page_hash_mod(f, weights, delta);
+	page_hash_mod(f, page, nr, delta);
 	return crossed;
 }
 
@@ -175,13 +181,9 @@ void pm_add_new_anon(struct fsim_folio *f, struct fsim_mm *mm, bool exclusive,
 		if (exclusive)
 			anon_exclusive_set_range(f, 0, 1, 1, true);
 	} else if (f->order < f->ctx->arch.pmd_order) {	/* !pmd_mappable */
-		uint64_t weights = 0;
-
-		for (i = 0; i < nr; i++) {
+		for (i = 0; i < nr; i++)
 			atomic_set(&f->page_mapcount[i], 0);
-			weights += page_weight(i);
-		}
-		page_hash_mod(f, weights, 1);
+		page_hash_mod(f, 0, nr, 1);
 		if (exclusive)
 			anon_exclusive_set_range(f, 0, nr, 1, true);
 		large_mapcount_set(f, mm, (unsigned int)nr, tracking);
@@ -387,7 +389,7 @@ int pm_check_large(const struct fsim_folio *f, const struct truth *t,
 	const uint64_t entire_entries = t->level_entries[FSIM_LEVEL_PMD] +
 					t->level_entries[FSIM_LEVEL_PUD];
 	long pte_mapped = 0;
-	uint64_t page_hash = 0;
+	uint64_t page_hash = 0, g = page_hash_g(0), g_next;
 	unsigned long i;
 	size_t k;
 	int err = 0, expect_mapped;
@@ -408,7 +410,9 @@ int pm_check_large(const struct fsim_folio *f, const struct truth *t,
 	for (i = 0; !err && i < nr; i++) {
 		int pc = atomic_read(&f->page_mapcount[i]) + 1;
 
-		page_hash += page_weight(i) * (uint64_t)(int64_t)pc;
+		g_next = page_hash_g(i + 1);	/* page i weighs g(i + 1) - g(i) */
+		page_hash += (g_next - g) * (uint64_t)(int64_t)pc;
+		g = g_next;
 		if ((uint64_t)pc != ptes[i])
 			err = broken(v, "legacy_page_mapcount_equals_ptes",
 				     "page %lu: _mapcount+1 = %d, PTEs %llu", i, pc,
