@@ -168,11 +168,15 @@ void cover_add(struct cover_tree *t, unsigned long start, unsigned long end,
 	update(t, 0, 0, t->size, start, end, delta);
 }
 
-/* Back to no node at all once nothing is mapped: the tree's size stays
- * bounded by what is mapped now, not by the folio's history. */
+/* Back to no node at all once nothing is mapped, when the tree has grown
+ * beyond a few paths: its size stays bounded by what was mapped since the
+ * folio was last unmapped, while a folio mapped and unmapped again and
+ * again (a pair of calls on an otherwise unmapped folio) keeps its path
+ * instead of creating it anew each time. */
 void cover_reset_if_empty(struct cover_tree *t)
 {
-	if (t->n && t->node[0].min == 0 && t->node[0].max == 0)
+	if (t->n > 4 * nodes_per_update(t->size) && t->node[0].min == 0 &&
+	    t->node[0].max == 0)
 		t->n = 0;
 }
 
