@@ -86,6 +86,10 @@ static int compute_truth(const struct fsim_folio *f, struct truth *t,
 			      (unsigned long long)o->entries,
 			      (unsigned long long)t->pages,
 			      (unsigned long long)o->pages);
+	/* after concurrent calls the per-page total is rebuilt here, at a
+	 * quiescent point (fsim_ctx_set_concurrent()) */
+	if (oracle_track_cover((struct oracle *)o, true))
+		return broken(v, "oracle_profile", "out of memory");
 	oracle_profile(o, &t->profile);
 	return 0;
 }

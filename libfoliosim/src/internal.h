@@ -98,6 +98,10 @@ struct oracle {
 	 * with a segment, and the per-page sum over all groups. */
 	size_t nr_mms;
 	struct cover_tree cover;
+	/* Concurrent calls do not keep the per-page total (only the checks
+	 * at quiescent points read it): true until oracle_track_cover()
+	 * rebuilds it. */
+	bool cover_stale;
 };
 
 static inline struct oracle_seg *oracle_seg_at(const struct oracle *o, size_t i)
@@ -135,6 +139,15 @@ struct oracle_profile {
 	uint64_t max_count;
 	size_t nr_mms;
 };
+/*
+ * Whether the next add/remove keeps the per-page total: rmap.c says yes
+ * for serial contexts, no for concurrent ones (the per-call transition
+ * checks that read it are skipped there, and its O(log pages) update per
+ * call cost half a concurrent pair).  Turning it back on rebuilds it from
+ * the segments: 0 or -ENOMEM (then it stays stale and the call must be
+ * refused).  oracle_profile() and oracle_covered() need it current.
+ */
+int oracle_track_cover(struct oracle *o, bool on);
 void oracle_profile(const struct oracle *o, struct oracle_profile *p);
 unsigned long oracle_covered(const struct oracle *o);
 

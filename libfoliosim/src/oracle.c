@@ -90,7 +90,7 @@ int oracle_reserve(struct oracle *o, unsigned int mm_id, enum fsim_level level,
 	while (in_group(o, i + touched, mm_id, level) &&
 	       SEG(o, i + touched).start < start + nr)
 		touched++;
-	if (cover_reserve(&o->cover))
+	if (!o->cover_stale && cover_reserve(&o->cover))
 		return -ENOMEM;
 	/* Two edge splits, a gap per touched segment and one more. */
 	want = o->n + touched + 3;
@@ -200,7 +200,8 @@ void oracle_add(struct oracle *o, unsigned int mm_id, enum fsim_level level,
 
 	o->entries += nr / unit;
 	o->pages += nr;
-	cover_add(&o->cover, start, end, 1);
+	if (!o->cover_stale)
+		cover_add(&o->cover, start, end, 1);
 	/* Fast path: the very same range again. */
 	if (in_group(o, i, mm_id, level) && SEG(o, i).start == start &&
 	    SEG(o, i).end == end) {
@@ -241,8 +242,10 @@ void oracle_remove(struct oracle *o, unsigned int mm_id, enum fsim_level level,
 
 	o->entries -= nr / unit;
 	o->pages -= nr;
-	cover_add(&o->cover, start, end, -1);
-	cover_reset_if_empty(&o->cover);
+	if (!o->cover_stale) {
+		cover_add(&o->cover, start, end, -1);
+		cover_reset_if_empty(&o->cover);
+	}
 	split_at(o, mm_id, level, start);
 	split_at(o, mm_id, level, end);
 	i = seek(o, mm_id, level, start);
@@ -257,7 +260,18 @@ void oracle_remove(struct oracle *o, unsigned int mm_id, enum fsim_level level,
 
 uint64_t oracle_page_count(const struct oracle *o, unsigned long page)
 {
-	return cover_at(&o->cover, page);
+	uint64_t sum = 0;
+	size_t i;
+
+	if (!o->cover_stale)
+		return cover_at(&o->cover, page);
+	for (i = 0; i < o->n; i++) {	/* after concurrent calls */
+		const struct oracle_seg *sg = oracle_seg_at(o, i);
+
+		if (sg->start <= page && page < sg->end)
+			sum += sg->count;
+	}
+	return sum;
 }
 
 uint64_t oracle_mm_entries(const struct oracle *o, unsigned int mm_id,
@@ -284,6 +298,33 @@ bool oracle_mm_maps(const struct oracle *o, unsigned int mm_id)
 		if (SEG(o, i).mm_id == mm_id)
 			return true;
 	return false;
+}
+
+/* The per-page total again from the segments, after concurrent calls
+ * left it behind; -ENOMEM leaves it stale. */
+static int cover_rebuild(struct oracle *o)
+{
+	size_t i;
+
+	o->cover.n = 0;
+	for (i = 0; i < o->n; i++) {
+		const struct oracle_seg *sg = oracle_seg_at(o, i);
+
+		if (cover_reserve(&o->cover))
+			return -ENOMEM;
+		cover_add(&o->cover, sg->start, sg->end, (int64_t)sg->count);
+	}
+	o->cover_stale = false;
+	return 0;
+}
+
+int oracle_track_cover(struct oracle *o, bool on)
+{
+	if (!on) {
+		o->cover_stale = true;
+		return 0;
+	}
+	return o->cover_stale ? cover_rebuild(o) : 0;
 }
 
 unsigned long oracle_covered(const struct oracle *o)

@@ -171,6 +171,8 @@ int fsim_folio_add_new_anon_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 	if (!err && exclusive)
 		err = reserve_anon_exclusive(f, nr, 1ul << level_order(arch, level));
 	if (!err)
+		err = oracle_track_cover(&f->oracle, !f->ctx->concurrent);
+	if (!err)
 		err = oracle_reserve(&f->oracle, mm->id, level, 0, nr);
 	if (!err)
 		oracle_add(&f->oracle, mm->id, level, 0, nr,
@@ -229,6 +231,8 @@ static int add_rmap(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level le
 	if (!err && exclusive)
 		err = reserve_anon_exclusive(f, nr, 1ul << lorder);
 	if (!err)
+		err = oracle_track_cover(&f->oracle, !f->ctx->concurrent);
+	if (!err)
 		err = oracle_reserve(&f->oracle, mm->id, level, page, nr);
 	if (!err)
 		oracle_add(&f->oracle, mm->id, level, page, nr, 1ul << lorder);
@@ -284,6 +288,8 @@ int fsim_folio_remove_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 	if (!oracle_covers(&f->oracle, mm->id, level, page, nr, 1))
 		err = -EINVAL;	/* not mapped by this mm at this level */
 	if (!err)
+		err = oracle_track_cover(&f->oracle, !f->ctx->concurrent);
+	if (!err)
 		err = oracle_reserve(&f->oracle, mm->id, level, page, nr);
 	if (!err)
 		covered_before = oracle_covered(&f->oracle);
@@ -326,6 +332,8 @@ static int dup_rmap(struct fsim_folio *f, struct fsim_mm *dst, struct fsim_mm *s
 		err = -EBUSY;
 	if (!err && folio_test_anon(f))
 		err = reserve_anon_exclusive(f, nr, stride);
+	if (!err)
+		err = oracle_track_cover(&f->oracle, !f->ctx->concurrent);
 	if (!err)
 		err = oracle_reserve(&f->oracle, dst->id, level, page, nr);
 	if (!err)

@@ -92,6 +92,27 @@ static void check_structure(const struct oracle *o, const char *when)
 			 PRIu64 "/%" PRIu64, when, o->entries, o->pages, entries, pages);
 }
 
+/* The per-page counts alone (what oracle_page_count() answers while the
+ * per-page total is stale). */
+static void compare_counts(const struct oracle *o, const struct naive *n,
+			   const char *when)
+{
+	unsigned long p;
+	unsigned int mm;
+	int l;
+
+	for (p = 0; p < NPAGES; p++) {
+		uint64_t sum = 0;
+
+		for (mm = 1; mm <= NMMS; mm++)
+			for (l = 0; l < NLEVELS; l++)
+				sum += n->cnt[mm][l][p];
+		if (oracle_page_count(o, p) != sum)
+			fail_msg("%s: page %lu count %" PRIu64 ", naive %" PRIu64, when, p,
+				 oracle_page_count(o, p), sum);
+	}
+}
+
 static void compare(const struct oracle *o, const struct naive *n, const char *when)
 {
 	struct oracle_profile prof;
@@ -163,7 +184,10 @@ static void random_range(uint64_t *rng, enum fsim_level l, unsigned long *start,
 	*nr = (b - a + 1) * u;
 }
 
-static void random_ops(uint64_t seed, int ops)
+/* With @stale, every other operation is made as a concurrent call makes
+ * it (the per-page total not kept) and the comparison first rebuilds it,
+ * as the checker does at a quiescent point. */
+static void random_ops(uint64_t seed, int ops, bool stale)
 {
 	struct oracle o;
 	static struct naive n;
@@ -183,7 +207,9 @@ static void random_ops(uint64_t seed, int ops)
 		bool covers;
 
 		random_range(&rng, l, &start, &nr);
-		snprintf(when, sizeof(when), "seed %#" PRIx64 " op %d", seed, i);
+		snprintf(when, sizeof(when), "seed %#" PRIx64 " op %d%s", seed, i,
+			 stale ? " (stale total)" : "");
+		assert_int_equal(oracle_track_cover(&o, !(stale && i % 2)), 0);
 		times = 1 + xorshift(&rng) % 3;
 		covers = naive_covers(&n, mm, l, start, nr, times);
 		if (oracle_covers(&o, mm, l, start, nr, times) != covers)
@@ -206,6 +232,9 @@ static void random_ops(uint64_t seed, int ops)
 					n.cnt[mm][l][p]++;
 			}
 		}
+		if (stale && i % 2)	/* a concurrent call's state: counts by scan */
+			compare_counts(&o, &n, when);
+		assert_int_equal(oracle_track_cover(&o, true), 0);
 		compare(&o, &n, when);
 	}
 	/* drain everything: the oracle must end empty */
@@ -247,8 +276,10 @@ static void random_against_naive(void **state)
 	size_t i;
 
 	(void)state;
-	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++)
-		random_ops(seeds[i], 1500);
+	for (i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+		random_ops(seeds[i], 1500, false);
+		random_ops(seeds[i], 1500, true);
+	}
 }
 
 static void add(struct oracle *o, unsigned int mm, enum fsim_level l,
