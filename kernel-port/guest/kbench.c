@@ -154,6 +154,17 @@ static char *map_touched(size_t len, size_t step)
 	return a;
 }
 
+/* @len of 64 KiB mTHP, touched; *large: the fraction the kernel backed
+ * with 64 KiB folios (the mTHP fault counter's rise). */
+static char *map_mthp(size_t len, double *large)
+{
+	unsigned long before = mthp64_allocs();
+	char *a = map_touched(len, 4096);
+
+	*large = (double)(mthp64_allocs() - before) * MTHP_SIZE / (double)len;
+	return a;
+}
+
 /* AnonHugePages of this process in kB (PMD-mapped THP). */
 static unsigned long anon_huge_kb(void)
 {
@@ -168,6 +179,16 @@ static unsigned long anon_huge_kb(void)
 			break;
 	fclose(f);
 	return kb;
+}
+
+/* @len of PMD THP, touched one byte per @step; *large: the fraction this
+ * process has PMD-mapped (AnonHugePages: nothing else of it is THP). */
+static char *map_thp(size_t len, size_t step, double *large)
+{
+	char *a = map_touched(len, step);
+
+	*large = (double)anon_huge_kb() * 1024 / (double)len;
+	return a;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -217,15 +238,12 @@ static void release_child(pid_t pid, int release)
 static void bench_fork(const char *name, bool pmd)
 {
 	const size_t len = 512 * MIB;
-	unsigned long before = mthp64_allocs();
 	double t[MAX_REPS], large;
 	unsigned int i;
 	char *a;
 
 	set_thp(pmd ? "always" : "never", pmd ? "never" : "always");
-	a = map_touched(len, 4096);
-	large = pmd ? (double)anon_huge_kb() * 1024 / (double)len :
-		      (double)(mthp64_allocs() - before) * MTHP_SIZE / (double)len;
+	a = pmd ? map_thp(len, 4096, &large) : map_mthp(len, &large);
 	for (i = 0; i < reps; i++) {
 		double t0 = now_us();
 		pid_t pid = fork();
@@ -249,13 +267,14 @@ static void bench_thp_fault_munmap(void)
 
 	set_thp("always", "never");
 	for (i = 0; i < reps; i++) {
-		double t0 = now_us();
+		double t0 = now_us(), t1, t2;
 		char *a = map_touched(len, PMD_SIZE);
 
-		if (!i)
-			large = (double)anon_huge_kb() * 1024 / (double)len;
+		t1 = now_us();
+		large = (double)anon_huge_kb() * 1024 / (double)len;	/* untimed */
+		t2 = now_us();
 		munmap(a, len);
-		t[i] = now_us() - t0;
+		t[i] = (t1 - t0) + (now_us() - t2);
 	}
 	report("thp-fault-munmap", t, reps, large);
 }
@@ -268,13 +287,10 @@ static void bench_dontneed_half_mthp(void)
 
 	set_thp("never", "always");
 	for (i = 0; i < reps; i++) {
-		unsigned long before = mthp64_allocs();
-		char *a = map_touched(len, 4096);
-		double t0;
+		char *a = map_mthp(len, &large);
+		double t0 = now_us();
 		size_t off;
 
-		large = (double)(mthp64_allocs() - before) * MTHP_SIZE / (double)len;
-		t0 = now_us();
 		for (off = 0; off < len; off += MTHP_SIZE)
 			if (madvise(a + off, MTHP_SIZE / 2, MADV_DONTNEED))
 				die("madvise");
@@ -292,14 +308,12 @@ static void bench_cow_mthp(void)
 
 	set_thp("never", "always");
 	for (i = 0; i < reps; i++) {
-		unsigned long before = mthp64_allocs();
-		char *a = map_touched(len, 4096);
+		char *a = map_mthp(len, &large);
 		int release;
 		pid_t pid;
 		double t0;
 		size_t off;
 
-		large = (double)(mthp64_allocs() - before) * MTHP_SIZE / (double)len;
 		pid = fork_waiting_child(&release);
 		t0 = now_us();
 		for (off = 0; off < len; off += MTHP_SIZE)
@@ -319,12 +333,11 @@ static void bench_munmap_shared_thp(void)
 
 	set_thp("always", "never");
 	for (i = 0; i < reps; i++) {
-		char *a = map_touched(len, PMD_SIZE);
+		char *a = map_thp(len, PMD_SIZE, &large);
 		int release;
 		pid_t pid;
 		double t0;
 
-		large = (double)anon_huge_kb() * 1024 / (double)len;
 		pid = fork_waiting_child(&release);
 		t0 = now_us();
 		munmap(a, len);
