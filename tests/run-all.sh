@@ -86,10 +86,13 @@ if ((sanitizers)); then
 fi
 if ((kernel)) && [ -x "$top/kernel-port/scripts/run-guest" ] &&
    grep -q "LABELS.*kernel" -r "$top/tests/kernel" 2>/dev/null; then
-	# One more attempt for a failed kernel test, which ctest reports: a
-	# whole-system reading (meminfo AnonPages) in the guest can still be
-	# disturbed by leftovers of the selftests; a real regression fails twice.
-	run_suite kernel default -L '^kernel$' --repeat until-pass:2
+	# Up to two more attempts for a failed kernel test, which ctest
+	# reports: a whole-system reading (meminfo AnonPages) in the guest can
+	# still be disturbed by leftovers of the selftests, and on the base
+	# kernel three timing-sensitive selftests each failed one attempt in
+	# three on 2026-12-05 (docs/kernel-port.md, findings); a real
+	# regression fails every time.
+	run_suite kernel default -L '^kernel$' --repeat until-pass:3
 fi
 
 echo
