@@ -92,25 +92,33 @@ static void check_structure(const struct oracle *o, const char *when)
 			 PRIu64 "/%" PRIu64, when, o->entries, o->pages, entries, pages);
 }
 
+/* Page p's count over every mm and level, naively; the oracle must
+ * answer the same.  Returns the sum. */
+static uint64_t check_page_count(const struct oracle *o, const struct naive *n,
+				 unsigned long p, const char *when)
+{
+	uint64_t sum = 0;
+	unsigned int mm;
+	int l;
+
+	for (mm = 1; mm <= NMMS; mm++)
+		for (l = 0; l < NLEVELS; l++)
+			sum += n->cnt[mm][l][p];
+	if (oracle_page_count(o, p) != sum)
+		fail_msg("%s: page %lu count %" PRIu64 ", naive %" PRIu64, when, p,
+			 oracle_page_count(o, p), sum);
+	return sum;
+}
+
 /* The per-page counts alone (what oracle_page_count() answers while the
  * per-page total is stale). */
 static void compare_counts(const struct oracle *o, const struct naive *n,
 			   const char *when)
 {
 	unsigned long p;
-	unsigned int mm;
-	int l;
 
-	for (p = 0; p < NPAGES; p++) {
-		uint64_t sum = 0;
-
-		for (mm = 1; mm <= NMMS; mm++)
-			for (l = 0; l < NLEVELS; l++)
-				sum += n->cnt[mm][l][p];
-		if (oracle_page_count(o, p) != sum)
-			fail_msg("%s: page %lu count %" PRIu64 ", naive %" PRIu64, when, p,
-				 oracle_page_count(o, p), sum);
-	}
+	for (p = 0; p < NPAGES; p++)
+		check_page_count(o, n, p, when);
 }
 
 static void compare(const struct oracle *o, const struct naive *n, const char *when)
@@ -124,14 +132,8 @@ static void compare(const struct oracle *o, const struct naive *n, const char *w
 
 	check_structure(o, when);
 	for (p = 0; p < NPAGES; p++) {
-		uint64_t sum = 0;
+		const uint64_t sum = check_page_count(o, n, p, when);
 
-		for (mm = 1; mm <= NMMS; mm++)
-			for (l = 0; l < NLEVELS; l++)
-				sum += n->cnt[mm][l][p];
-		if (oracle_page_count(o, p) != sum)
-			fail_msg("%s: page %lu count %" PRIu64 ", naive %" PRIu64, when, p,
-				 oracle_page_count(o, p), sum);
 		covered += sum > 0;
 		if (sum > maxc)
 			maxc = sum;
