@@ -1751,6 +1751,11 @@ static int run_scenario(struct scenario_run *s)
 		case FSIM_OP_MODE:
 		case FSIM_OP_ARCH:
 			break;
+		case FSIM_OP_PART:
+		case FSIM_OP_SPLIT_SCAN:
+			ok = fail(s, FSIM_SKIP, "the detect part (%s): not in the kernel "
+				  "series yet", v.keyword);
+			break;
 		case FSIM_OP_MMAP:
 		case FSIM_OP_TOUCH:
 		case FSIM_OP_READ:

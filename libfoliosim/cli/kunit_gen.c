@@ -43,6 +43,8 @@ static const char kunit_gen_usage[] =
 #define KG_PROCESS_REASON "process-level scenario, the guest runner replays it"
 #define KG_BASE_REASON "runs in base mode only, which no KUnit kernel builds"
 #define KG_HUGETLB_REASON "hugetlb folios: the KUnit executor allocates buddy folios only"
+#define KG_DETECT_REASON "the detect part (part detect, detect, deferred-split-scan): " \
+	"not in the kernel series yet"
 
 enum kg_kind {
 	KG_MM, KG_MMDROP, KG_FOLIO, KG_NEW_ANON, KG_ADD, KG_REMOVE, KG_DUP,
@@ -509,6 +511,20 @@ static bool kg_has_hugetlb(const struct fsim_script *s, size_t i)
 	return false;
 }
 
+/* Statements of the detect part, which the kernel series lacks so far. */
+static bool kg_has_detect(const struct fsim_script *s, size_t i)
+{
+	size_t k, n = fsim_script_statements(s, i);
+	struct fsim_stmt_op op;
+
+	for (k = 0; k < n; k++)
+		if (!fsim_script_op(s, i, k, &op) &&
+		    (op.op == FSIM_OP_PART || op.op == FSIM_OP_DETECT ||
+		     op.op == FSIM_OP_SPLIT_SCAN))
+			return true;
+	return false;
+}
+
 static const char *kg_basename(const char *path)
 {
 	const char *b = strrchr(path, '/');
@@ -548,6 +564,10 @@ static bool kg_scenario(const struct fsim_script *s, size_t i, struct kg_scn *sc
 	}
 	if (kg_has_hugetlb(s, i)) {
 		sc->skip = KG_HUGETLB_REASON;
+		return true;
+	}
+	if (kg_has_detect(s, i)) {
+		sc->skip = KG_DETECT_REASON;
 		return true;
 	}
 	sc->st = kg_alloc(NULL, n, sizeof(*sc->st));

@@ -140,6 +140,8 @@ static void rfc_remove(struct fsim_folio *f, struct fsim_mm *mm,
 		if (folio_test_anon(f) && folio_certainly_partially_mapped(f) &&
 		    !atomic_load(&f->partially_mapped))
 			deferred_split_folio(f, true);
+		else if (f->ctx->part_detect)
+			detect_queue_candidate(f);
 	}
 	folio_mod_stat(f, -nr, -nr_pmdmapped);
 }

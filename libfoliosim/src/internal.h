@@ -190,6 +190,16 @@ struct fsim_ctx {
 	 * sets: the context sits below the process layer. */
 	struct shm_object *files;
 	void (*files_destroy)(struct fsim_ctx *ctx);
+
+	/* The detect part (kernel-port/patches/detect): removals from a
+	 * shared anon folio queue it as a candidate, the deferred split scan
+	 * walks its mappings (detect.c).  rfc mode only. */
+	bool part_detect;
+	/* split_folio() of a queued anon folio, set by the process layer,
+	 * which alone has the page tables to rewrite (vm_split.c); NULL at
+	 * rmap level, where the scan detects but cannot split. */
+	int (*split_folio)(struct fsim_folio *f, unsigned long *freed);
+	struct fsim_process *procs;	/* the process layer's, for that walk */
 };
 
 struct fsim_mm {
@@ -326,6 +336,11 @@ void ctx_mod_stat(struct fsim_ctx *ctx, enum fsim_stat stat, int64_t delta);
 void ctx_mod_thp(struct fsim_ctx *ctx, unsigned int order,
 		 enum fsim_thp_counter c, int64_t delta);
 void deferred_split_folio(struct fsim_folio *folio, bool partially_mapped);
+/* The detect part: queue a folio whose partial mapping the removal could
+ * not judge, without flagging it. */
+void deferred_split_candidate(struct fsim_folio *folio);
+/* detect.c: after a removal that did not flag @folio (rfc_remove()). */
+void detect_queue_candidate(struct fsim_folio *folio);
 void folio_unqueue_deferred_split(struct fsim_folio *folio);
 /* folio.c: frees a folio's memory; drops a folio whatever its mappings. */
 void folio_destroy(struct fsim_folio *f);

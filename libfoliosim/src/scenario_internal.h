@@ -11,6 +11,7 @@ enum stmt_kind {
 	ST_PIN, ST_UNPIN, ST_FREE,
 	ST_EXPECT,
 	ST_PROCESS, ST_PROC_OP,
+	ST_PART, ST_DETECT, ST_SPLIT_SCAN,	/* the detect part (detect.c) */
 };
 
 /* key=value, key[i]=value or key[a:b]=value (public: fsim_stmt_arg) */

@@ -409,6 +409,9 @@ static const struct stmt_spec stmt_specs[] = {
 	{ "unpin", ST_UNPIN, FSIM_OP_UNPIN, 1, 1, keys_unpin },
 	{ "free", ST_FREE, FSIM_OP_FREE, 1, 1, keys_fails },
 	{ "process", ST_PROCESS, FSIM_OP_PROCESS, 1, 1, keys_none },
+	{ "part", ST_PART, FSIM_OP_PART, 1, 1, keys_none },
+	{ "detect", ST_DETECT, FSIM_OP_DETECT, 1, 1, keys_fails },
+	{ "deferred-split-scan", ST_SPLIT_SCAN, FSIM_OP_SPLIT_SCAN, 0, 0, keys_none },
 	{ NULL, 0, 0, 0, 0, NULL } };
 
 /* Process operations: "P verb ...". */
@@ -585,7 +588,8 @@ static bool parse_arch(struct parser *p, struct stmt *st)
 	if (!check_args(p, st, keys_arch, "arch"))
 		return false;
 	for (i = 0; i < p->cur->nstmts; i++)
-		if (p->cur->stmts[i].kind != ST_MODE && p->cur->stmts[i].kind != ST_ARCH)
+		if (p->cur->stmts[i].kind != ST_MODE && p->cur->stmts[i].kind != ST_ARCH &&
+		    p->cur->stmts[i].kind != ST_PART)
 			return perr(p, "arch must come before the scenario's other statements");
 	for (i = 0; i < 4; i++) {
 		const struct arg *arg = stmt_arg(st, keys[i]);
@@ -655,6 +659,20 @@ static bool parse_tokens_into(struct parser *p, char **tok, size_t ntok,
 	return true;
 }
 
+/* "part detect": a header, like arch; detect is the only part so far. */
+static bool check_part(struct parser *p, const struct stmt *st)
+{
+	size_t i;
+
+	if (strcmp(st->words[0], "detect"))
+		return perr(p, "usage: part detect (the only part beyond the series)");
+	for (i = 0; i < p->cur->nstmts; i++)
+		if (p->cur->stmts[i].kind != ST_MODE && p->cur->stmts[i].kind != ST_ARCH &&
+		    p->cur->stmts[i].kind != ST_PART)
+			return perr(p, "part must come before the scenario's other statements");
+	return true;
+}
+
 static bool parse_statement(struct parser *p, char **tok, size_t ntok,
 			    struct stmt *st, bool nested)
 {
@@ -672,7 +690,8 @@ static bool parse_statement(struct parser *p, char **tok, size_t ntok,
 			return perr(p, "usage: repeat N STATEMENT (N >= 1)");
 		if (!parse_statement(p, tok + 2, ntok - 2, st, true))
 			return false;
-		if (st->kind == ST_MODE || st->kind == ST_ARCH || st->kind == ST_PROCESS)
+		if (st->kind == ST_MODE || st->kind == ST_ARCH || st->kind == ST_PROCESS ||
+		    st->kind == ST_PART)
 			return perr(p, "'%s' cannot be repeated", tok[2]);
 		st->repeat = (unsigned long)n;
 		return true;
@@ -726,6 +745,8 @@ static bool parse_statement(struct parser *p, char **tok, size_t ntok,
 					  (htlb && strcmp(k, "shmem")))))
 			return perr(p, "usage: folio F order=N anon|file [shmem|hugetlb]");
 	}
+	if (st->kind == ST_PART && !check_part(p, st))
+		return false;
 	if (st->kind == ST_PROCESS)
 		p->cur->has_processes = true;
 	fails = stmt_arg(st, "fails");
@@ -940,7 +961,7 @@ static bool resolve_op(struct parser *p, struct stmt *st)
 					      : find_spec(stmt_specs, stmt_keyword(st));
 		op->op = spec->op;
 		fill_keys(st, spec->keys, pmd_order, op);
-		if (st->kind != ST_MODE && st->kind != ST_ARCH)
+		if (st->kind != ST_MODE && st->kind != ST_ARCH && st->nwords)
 			op->name = st->words[0];
 	}
 	if (op->op == FSIM_OP_FOLIO)
@@ -1169,6 +1190,7 @@ static const char *const kind_names[] = {
 	[ST_FOLIO] = "folio", [ST_NEW_ANON] = "new-anon", [ST_ADD] = "add",
 	[ST_REMOVE] = "remove", [ST_DUP] = "dup", [ST_PIN] = "pin", [ST_UNPIN] = "unpin",
 	[ST_FREE] = "free", [ST_EXPECT] = "expect", [ST_PROCESS] = "process",
+	[ST_PART] = "part", [ST_DETECT] = "detect", [ST_SPLIT_SCAN] = "deferred-split-scan",
 };
 
 /* The keyword of a statement ("add", "expect", ...; a process operation's

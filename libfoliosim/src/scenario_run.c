@@ -135,6 +135,11 @@ static int call_rmap(struct run *r, const struct fsim_stmt_op *op,
 		return fsim_folio_pin(f, o->mm, u32_sat(op->n));
 	case FSIM_OP_UNPIN:
 		return fsim_folio_unpin(f, u32_sat(op->n));
+	case FSIM_OP_DETECT: {
+		int got = fsim_folio_detect_partial(f);
+
+		return got < 0 ? got : 0;
+	}
 	default:
 		return fail(r, "internal: not an rmap statement"), 1;
 	}
@@ -183,6 +188,21 @@ static bool run_rmap(struct run *r, const struct stmt *st, struct fsim_folio **t
 		if (st->fails && f && fsim_folio_state_digest(f) != before)
 			return fail(r, "the refused call changed the folio's state");
 	}
+	return true;
+}
+
+/* deferred-split-scan: the shrinker's scan (detect.c), traced. */
+static bool run_split_scan(struct run *r)
+{
+	struct fsim_split_scan s;
+	int err = fsim_ctx_deferred_split_scan(r->ctx, &s);
+
+	if (err)
+		return fail(r, "deferred-split-scan: %s", fsim_errname(err));
+	if (r->opts->trace)
+		fprintf(r->opts->trace, "      queued %zu, walked %zu, detected %zu, "
+			"split %zu, %llu pages freed\n", s.queued, s.walked, s.detected,
+			s.split, (unsigned long long)s.pages_freed);
 	return true;
 }
 
@@ -324,6 +344,21 @@ bool run_statement(struct run *r, const struct stmt *st)
 		for (unsigned long k = 0; ok && k < st->repeat; k++)
 			ok = run_process_op(r, st);
 		break;
+	case ST_PART:
+		/* The part is a patch on the series: 6.12 and the base tree
+		 * run the scenario as they are. */
+		if (fsim_ctx_mode(r->ctx) == FSIM_MODE_RFC) {
+			int err = fsim_ctx_set_detect(r->ctx, true);
+
+			if (err)
+				return fail(r, "part detect: %s", fsim_errname(err));
+		}
+		return true;
+	case ST_SPLIT_SCAN:
+		ok = true;
+		for (unsigned long k = 0; ok && k < st->repeat; k++)
+			ok = run_split_scan(r);
+		break;
 	default:
 		ok = run_rmap(r, st, &touched);
 		break;
@@ -331,12 +366,13 @@ bool run_statement(struct run *r, const struct stmt *st)
 	if (!ok)
 		return false;
 	if (r->opts->trace) {
-		if (st->kind == ST_PROCESS || st->kind == ST_PROC_OP)
+		if (st->kind == ST_PROCESS || st->kind == ST_PROC_OP ||
+		    (st->kind == ST_SPLIT_SCAN && r->sc->has_processes))
 			trace_processes(r);
 		else if (touched)
 			trace_folio(r, st->words[0], touched);
 		if (st->kind != ST_MM && st->kind != ST_MMDROP && st->kind != ST_FOLIO &&
-		    st->kind != ST_PROCESS && st->kind != ST_PROC_OP)
+		    st->kind != ST_PROCESS && st->kind != ST_PROC_OP && st->kind != ST_PART)
 			trace_stats(r);
 	}
 	if (!r->opts->no_invariants && fsim_check_ctx(r->ctx, &v))

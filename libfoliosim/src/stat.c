@@ -79,6 +79,25 @@ void deferred_split_folio(struct fsim_folio *folio, bool partially_mapped)
 	fsim_spin_unlock(&ctx->list_lock);
 }
 
+/*
+ * The detect part's candidate: deferred_split_folio(folio, false) of 6.12
+ * queues a folio without PG_partially_mapped (there for underused THPs);
+ * the scan then judges it by walking its mappings (detect.c).
+ */
+void deferred_split_candidate(struct fsim_folio *folio)
+{
+	struct fsim_ctx *ctx = folio->ctx;
+
+	if (folio->order <= 1)
+		return;
+	fsim_spin_lock(&ctx->list_lock);
+	if (!folio->on_deferred_list) {
+		folio->on_deferred_list = true;
+		ctx->deferred_len++;
+	}
+	fsim_spin_unlock(&ctx->list_lock);
+}
+
 /* __folio_unqueue_deferred_split(): on the free path. */
 void folio_unqueue_deferred_split(struct fsim_folio *folio)
 {

@@ -25,6 +25,7 @@ int fsim_process_create(struct fsim_ctx *ctx, struct fsim_process **out)
 		return err;
 	}
 	p->ctx = ctx;
+	vm_link_process(p);
 	*out = p;
 	return 0;
 }
@@ -612,6 +613,7 @@ int fsim_process_exit(struct fsim_process *p)
 		region_free(r);
 	}
 	fsim_mm_destroy(p->mm);		/* __mmdrop() */
+	vm_unlink_process(p);
 	free(p);
 	return 0;
 }

@@ -64,6 +64,7 @@ struct fsim_process {
 	struct fsim_ctx *ctx;
 	struct fsim_mm *mm;
 	struct region *regions;
+	struct fsim_process *prev, *next;	/* ctx->procs */
 };
 
 /* vm_pt.c */
@@ -105,6 +106,10 @@ void region_free(struct region *r);
 /* vm_swap.c */
 int swap_in(struct fsim_process *p, struct region *r, unsigned long i, bool write);
 bool region_has_swap(const struct region *r);
+
+/* vm_split.c: the context's list of processes (and its split_folio()) */
+void vm_link_process(struct fsim_process *p);
+void vm_unlink_process(struct fsim_process *p);
 
 /* vm_file.c */
 int file_access(struct fsim_process *p, struct region *r, unsigned long i, bool write);

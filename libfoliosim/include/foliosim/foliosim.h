@@ -400,6 +400,52 @@ FSIM_API uint64_t fsim_oracle_mapped_pages(const struct fsim_folio *folio);
 FSIM_API size_t fsim_oracle_mms(const struct fsim_folio *folio, unsigned int *ids,
 		       size_t max);
 
+/* ------------------------------------------------------------------ */
+/* The detect part (beyond the RFC, docs/partial-detect.md)            */
+/* ------------------------------------------------------------------ */
+
+/**
+ * Turns kernel-port's detect part on or off (rfc mode only: -EOPNOTSUPP
+ * elsewhere, where every partial mapping is found on the removal path).
+ * With it, a removal that leaves an anonymous folio mapped, maybe mapped
+ * shared and not certainly partially mapped queues it, unflagged, on the
+ * deferred split queue, and fsim_ctx_deferred_split_scan() walks it.
+ */
+FSIM_API int fsim_ctx_set_detect(struct fsim_ctx *ctx, bool on);
+/** Whether the detect part is on (false for NULL). */
+FSIM_API bool fsim_ctx_detect(const struct fsim_ctx *ctx);
+/**
+ * The detect part's walk of one folio: counts the pages some page table
+ * maps; an anonymous folio of order 2..PMD order that is mapped but not
+ * entirely is flagged partially mapped and queued, as
+ * deferred_split_folio(folio, true) does.  Returns 1 if it flagged the
+ * folio, 0 if not (not partially mapped, flagged already, or not such a
+ * folio), -EINVAL for NULL, -ENOMEM.  The same in every mode.
+ */
+FSIM_API int fsim_folio_detect_partial(struct fsim_folio *folio);
+
+/** What one deferred split scan did. */
+struct fsim_split_scan {
+	size_t queued;		/**< folios on the queue when it began */
+	size_t walked;		/**< unflagged candidates walked (detect part) */
+	size_t detected;	/**< of those, found partially mapped */
+	size_t split;		/**< flagged folios split */
+	uint64_t pages_freed;	/**< unmapped pages those splits freed */
+};
+
+/**
+ * deferred_split_scan() over the whole queue (the shrinker's scan, e.g.
+ * through /sys/kernel/debug/shrinker/thp-deferred_split-N/scan): with the
+ * detect part, each unflagged candidate is walked
+ * (fsim_folio_detect_partial()); unflagged folios leave the queue; flagged
+ * ones are split into order-0 folios and their unmapped pages freed, when
+ * processes (process.h) own the page tables.  At rmap level the model has
+ * no page tables to rewrite, so flagged folios stay queued.  A pinned
+ * folio is not split (can_split_folio()).  @out may be NULL.
+ */
+FSIM_API int fsim_ctx_deferred_split_scan(struct fsim_ctx *ctx,
+					  struct fsim_split_scan *out);
+
 /** A broken invariant: its name (see docs/model.md) and the values seen. */
 struct fsim_violation {
 	char invariant[48];

@@ -157,6 +157,9 @@ enum fsim_op {
 	FSIM_OP_PROCESS, FSIM_OP_MMAP, FSIM_OP_TOUCH, FSIM_OP_READ,
 	FSIM_OP_FORK, FSIM_OP_MUNMAP, FSIM_OP_DONTNEED, FSIM_OP_EXIT,
 	FSIM_OP_MPROTECT, FSIM_OP_MREMAP, FSIM_OP_COLLAPSE, FSIM_OP_PAGEOUT,
+	/* the detect part (beyond the RFC): "part detect" (name "detect"),
+	 * "detect F", "deferred-split-scan" (no name) */
+	FSIM_OP_PART, FSIM_OP_DETECT, FSIM_OP_SPLIT_SCAN,
 };
 
 /** touch/read without len=: from off to the end of the region. */
