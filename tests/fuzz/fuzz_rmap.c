@@ -382,9 +382,36 @@ static void op_anon_exclusive(struct fz_state *st)
 	after_call(st, "set_anon_exclusive", err);
 }
 
+/* The detect part: turn it on (rfc), walk one folio, or scan the queue
+ * (at rmap level the scan flags but never splits). */
+static void op_detect(struct fz_state *st)
+{
+	int f, err;
+
+	switch (fdp_u32_range(&st->in, 0, 2)) {
+	case 0:
+		if (fsim_ctx_mode(st->ctx) == FSIM_MODE_RFC)
+			fsim_ctx_set_detect(st->ctx, true);
+		return;
+	case 1:
+		f = pick_folio(st);
+		if (f < 0)
+			return;
+		before_call(st);
+		err = fsim_folio_detect_partial(st->folios[f]);
+		after_call(st, "detect_partial", err < 0 ? err : 0);
+		return;
+	default:
+		before_call(st);
+		err = fsim_ctx_deferred_split_scan(st->ctx, NULL);
+		after_call(st, "deferred_split_scan", err);
+		return;
+	}
+}
+
 static void run_op(struct fz_state *st)
 {
-	switch (fdp_u32_range(&st->in, 0, 11)) {
+	switch (fdp_u32_range(&st->in, 0, 12)) {
 	case 0: op_folio_create(st); break;
 	case 1: op_folio_free(st); break;
 	case 2: op_mm_create(st); break;
@@ -394,6 +421,7 @@ static void run_op(struct fz_state *st)
 	case 7: case 8: op_remove(st); break;
 	case 9: op_dup(st); break;
 	case 10: op_pin(st, fdp_bool(&st->in)); break;
+	case 12: op_detect(st); break;
 	default: op_anon_exclusive(st); break;
 	}
 }
