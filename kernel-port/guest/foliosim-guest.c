@@ -464,6 +464,8 @@ struct scenario_run {
 	int outcome;		/* FSIM_PASS/FAIL/SKIP */
 	unsigned int line;
 	bool verbose;
+	bool kernel_detect;	/* the kernel carries the detect part */
+	bool part_detect;	/* the scenario says "part detect" */
 };
 
 static bool fail(struct scenario_run *s, int outcome, const char *fmt, ...)
@@ -1603,7 +1605,12 @@ static bool do_expect(struct scenario_run *s, const struct fsim_stmt_op *op,
  */
 static bool deferred_split_scan(struct scenario_run *s)
 {
-	int err = write_str("/proc/sys/vm/drop_caches", "2");
+	int err;
+
+	if (s->mode == FSIM_MODE_RFC && s->kernel_detect && !s->part_detect)
+		return fail(s, FSIM_SKIP, "this kernel carries the detect part; the "
+			    "scenario is about the series without it");
+	err = write_str("/proc/sys/vm/drop_caches", "2");
 
 	if (err)
 		return fail(s, FSIM_FAIL, "deferred-split-scan: drop_caches: %s",
@@ -1771,9 +1778,14 @@ static int run_scenario(struct scenario_run *s)
 			break;
 		case FSIM_OP_PART:
 			/* 6.12 and the base tree run such a scenario as it is */
-			if (s->mode == FSIM_MODE_RFC)
+			if (s->mode != FSIM_MODE_RFC)
+				break;
+			if (!s->kernel_detect)
 				ok = fail(s, FSIM_SKIP, "part detect: this kernel "
 					  "does not carry the detect part");
+			else
+				ok = !fsim_ctx_set_detect(s->model, true);
+			s->part_detect = true;
 			break;
 		case FSIM_OP_SPLIT_SCAN:
 			for (rep = 0; ok && rep < op.repeat; rep++)
@@ -1822,23 +1834,43 @@ static enum fsim_mode mode_named(const char *s, size_t skip)
 
 /* run-guest passes the model's mode as foliosim.mode= (the kernel's own by
  * default: legacy on 6.12, base on the prep part, rfc on the series). */
-static enum fsim_mode mode_from_cmdline(void)
+static void read_cmdline(char *buf, size_t len)
 {
-	char buf[4096] = "";
 	FILE *f = fopen("/proc/cmdline", "r");
 
+	buf[0] = '\0';
 	if (f) {
-		if (!fgets(buf, sizeof(buf), f))
+		if (!fgets(buf, (int)len, f))
 			buf[0] = '\0';
 		fclose(f);
 	}
+}
+
+static enum fsim_mode mode_from_cmdline(void)
+{
+	char buf[4096];
+
+	read_cmdline(buf, sizeof(buf));
 	return mode_named(strstr(buf, "foliosim.mode="), strlen("foliosim.mode="));
+}
+
+/* run-guest passes foliosim.parts=detect when the series' detect part
+ * (beyond the RFC) is applied. */
+static bool detect_from_cmdline(void)
+{
+	char buf[4096];
+	const char *p;
+
+	read_cmdline(buf, sizeof(buf));
+	p = strstr(buf, "foliosim.parts=");
+	return p && !strncmp(p + strlen("foliosim.parts="), "detect", 6);
 }
 
 int main(int argc, char **argv)
 {
 	static struct scenario_run s;
 	enum fsim_mode mode = mode_from_cmdline();
+	bool kernel_detect;
 	unsigned long passed = 0, failed = 0, skipped = 0, gfuzz_steps = 0;
 	uint64_t gfuzz_seed = 1;
 	bool verbose = false;
@@ -1880,7 +1912,9 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	printf("# foliosim-guest: %s mode\n", fsim_mode_name(mode));
+	kernel_detect = detect_from_cmdline();
+	printf("# foliosim-guest: %s mode%s\n", fsim_mode_name(mode),
+	       kernel_detect ? ", the kernel carries the detect part" : "");
 	map_own_file();
 	settle_anon_pages();
 	for (; i < argc; i++) {
@@ -1900,6 +1934,7 @@ int main(int argc, char **argv)
 			s.script = script;
 			s.index = k;
 			s.mode = mode;
+			s.kernel_detect = kernel_detect;
 			s.verbose = verbose;
 			outcome = run_scenario(&s);
 			if (outcome == FSIM_PASS) {

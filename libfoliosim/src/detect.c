@@ -146,8 +146,10 @@ int fsim_ctx_deferred_split_scan(struct fsim_ctx *ctx, struct fsim_split_scan *o
 		unsigned long freed = 0;
 		int got;
 
+		/* deferred_split_detect(): exclusive folios need no walk,
+		 * their average per-page mapcount is exact. */
 		if (!atomic_load(&f->partially_mapped) && ctx->part_detect &&
-		    detect_eligible(f)) {
+		    detect_eligible(f) && fsim_folio_maybe_mapped_shared(f)) {
 			res.walked++;
 			got = fsim_folio_detect_partial(f);
 			if (got < 0) {
