@@ -190,6 +190,11 @@ int fsim_check_ctx(const struct fsim_ctx *ctx, struct fsim_violation *v)
 	unsigned int o;
 	int s, err;
 
+	if (ctx->vm_refused)
+		return broken(v, "process_rmap_calls_succeed",
+			      "the process layer's %s was refused with %s: its page "
+			      "tables and the folios disagree from then on",
+			      ctx->vm_refused_call, fsim_errname(ctx->vm_refused));
 	for (f = ctx->folios; f; f = f->next) {
 		struct truth t;
 

@@ -200,6 +200,12 @@ struct fsim_ctx {
 	 * rmap level, where the scan detects but cannot split. */
 	int (*split_folio)(struct fsim_folio *f, unsigned long *freed);
 	struct fsim_process *procs;	/* the process layer's, for that walk */
+
+	/* The first rmap call the process layer made that was refused: the
+	 * page tables and the folios disagree from then on, which
+	 * fsim_check_ctx() reports (invariant process_rmap_calls_succeed). */
+	int vm_refused;
+	char vm_refused_call[80];
 };
 
 struct fsim_mm {

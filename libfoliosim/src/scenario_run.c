@@ -323,8 +323,14 @@ bool run_statement(struct run *r, const struct stmt *st)
 		if (r->skip_expects)
 			return true;
 		ok = run_expect(r, st);
-		if (ok && r->opts->trace)
-			fprintf(r->opts->trace, "      ok\n");
+		if (ok && r->opts->trace) {
+			if (st->expect_mode >= 0 &&
+			    st->expect_mode != (int)fsim_ctx_mode(r->ctx))
+				fprintf(r->opts->trace, "      not checked (%s mode only)\n",
+					fsim_mode_name((enum fsim_mode)st->expect_mode));
+			else
+				fprintf(r->opts->trace, "      ok\n");
+		}
 		return ok;
 	case ST_PROCESS: {
 		struct fsim_process *p;

@@ -253,7 +253,8 @@ static int wp_fault(struct fsim_process *p, struct region *r, unsigned long i)
 		const unsigned long s = i - i % n, head = r->e[s].fpage;
 
 		if (fsim_folio_anon_exclusive(f, head) || fsim_folio_refcount(f) == 1) {
-			fsim_folio_set_anon_exclusive(f, head, true);
+			vm_rmap_result(p, "wp_fault: set_anon_exclusive(PMD)",
+				       fsim_folio_set_anon_exclusive(f, head, true));
 			for (k = s; k < s + n; k++)
 				r->e[k].writable = true;
 			e->dirty = true;
@@ -265,7 +266,8 @@ static int wp_fault(struct fsim_process *p, struct region *r, unsigned long i)
 	    (fsim_folio_order(f) == 0 && fsim_folio_refcount(f) == 1) ||
 	    (fsim_folio_order(f) > 0 && can_reuse_large_anon(p, f))) {
 		/* wp_page_reuse() */
-		fsim_folio_set_anon_exclusive(f, e->fpage, true);
+		vm_rmap_result(p, "wp_fault: set_anon_exclusive",
+			       fsim_folio_set_anon_exclusive(f, e->fpage, true));
 		e->writable = e->dirty = true;
 		return 0;
 	}
@@ -276,7 +278,9 @@ static int wp_fault(struct fsim_process *p, struct region *r, unsigned long i)
 		err = map_new_anon(p, r, i, 0);
 		if (err)
 			return err;
-		fsim_folio_remove_rmap(old.folio, p->mm, FSIM_LEVEL_PTE, old.fpage, 1);
+		vm_rmap_result(p, "wp_page_copy: remove_rmap(old PTE)",
+			       fsim_folio_remove_rmap(old.folio, p->mm, FSIM_LEVEL_PTE,
+						      old.fpage, 1));
 		put_if_unused(old.folio);
 	}
 	return 0;

@@ -73,7 +73,9 @@ static int collapse_chunk(struct fsim_process *p, struct region *r, unsigned lon
 		struct fsim_folio *old = e->folio;
 
 		if (old) {
-			fsim_folio_remove_rmap(old, p->mm, FSIM_LEVEL_PTE, e->fpage, 1);
+			vm_rmap_result(p, "collapse: remove_rmap(old PTE)",
+				       fsim_folio_remove_rmap(old, p->mm, FSIM_LEVEL_PTE,
+							      e->fpage, 1));
 			clear_entry(e);
 			if (i + 1 == c + n || r->e[i + 1].folio != old)
 				put_if_unused(old);

@@ -107,6 +107,12 @@ void region_free(struct region *r);
 int swap_in(struct fsim_process *p, struct region *r, unsigned long i, bool write);
 bool region_has_swap(const struct region *r);
 
+/* The result of an rmap call a page-table change makes: the page tables
+ * are changed whatever it says, so a refusal (a model bug, or a caller
+ * that changed the folio behind the process layer's back) is kept for
+ * fsim_check_ctx() to report.  Returns @err. */
+int vm_rmap_result(struct fsim_process *p, const char *call, int err);
+
 /* vm_split.c: the context's list of processes (and its split_folio()) */
 void vm_link_process(struct fsim_process *p);
 void vm_unlink_process(struct fsim_process *p);

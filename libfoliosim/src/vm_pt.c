@@ -6,6 +6,7 @@
  * by vm.c (the public address-space calls), vm_file.c, vm_vma.c and
  * vm_collapse.c.  It calls none of them.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -113,6 +114,17 @@ void region_link(struct fsim_process *p, struct region *r, unsigned int order)
 
 /* folio_put() of the page-table references: free an anon folio whose last
  * mapping is gone. */
+int vm_rmap_result(struct fsim_process *p, const char *call, int err)
+{
+	struct fsim_ctx *ctx = p->ctx;
+
+	if (err && !ctx->vm_refused) {
+		ctx->vm_refused = err;
+		snprintf(ctx->vm_refused_call, sizeof(ctx->vm_refused_call), "%s", call);
+	}
+	return err;
+}
+
 void put_if_unused(struct fsim_folio *f)
 {
 	if (f && fsim_folio_kind(f) == FSIM_KIND_ANON && fsim_folio_refcount(f) == 0)
@@ -141,14 +153,17 @@ void split_pmd(struct fsim_process *p, struct region *r, unsigned long s)
 		return;
 	}
 	if (fsim_folio_kind(f) != FSIM_KIND_ANON) {	/* zapped, no table is left */
-		fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PMD, fpage, n);
+		vm_rmap_result(p, "split_pmd: remove_rmap(file PMD)",
+			       fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PMD, fpage, n));
 		for (i = s; i < s + n; i++)
 			clear_entry(&r->e[i]);
 		return;
 	}
-	fsim_folio_add_anon_rmap(f, p->mm, FSIM_LEVEL_PTE, fpage, n,
-				 fsim_folio_anon_exclusive(f, fpage));
-	fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PMD, fpage, n);
+	vm_rmap_result(p, "split_pmd: add_anon_rmap(PTEs)",
+		       fsim_folio_add_anon_rmap(f, p->mm, FSIM_LEVEL_PTE, fpage, n,
+						fsim_folio_anon_exclusive(f, fpage)));
+	vm_rmap_result(p, "split_pmd: remove_rmap(PMD)",
+		       fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PMD, fpage, n));
 	for (i = s; i < s + n; i++)
 		r->e[i].level = FSIM_LEVEL_PTE;
 	r->pte_table[s / n] = 1;	/* pmd_populate() of the deposited table */
@@ -217,7 +232,9 @@ void zap_range(struct fsim_process *p, struct region *r, unsigned long a,
 			continue;
 		}
 		if (e->level == FSIM_LEVEL_PMD) {
-			fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PMD, e->fpage, n);
+			vm_rmap_result(p, "zap_range: remove_rmap(PMD)",
+				       fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PMD,
+							      e->fpage, n));
 			for (j = i; j < i + n; j++)
 				clear_entry(&r->e[j]);
 			put_if_unused(f);
@@ -226,7 +243,9 @@ void zap_range(struct fsim_process *p, struct region *r, unsigned long a,
 		while (j < b && r->e[j].folio == f && r->e[j].level == FSIM_LEVEL_PTE &&
 		       r->e[j].fpage == e->fpage + (j - i))
 			j++;
-		fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PTE, e->fpage, j - i);
+		vm_rmap_result(p, "zap_range: remove_rmap(PTEs)",
+			       fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PTE, e->fpage,
+						      j - i));
 		for (unsigned long k = i; k < j; k++)
 			clear_entry(&r->e[k]);
 		put_if_unused(f);

@@ -119,11 +119,14 @@ static void reclaim(struct fsim_process *p, struct region *r, struct fsim_folio 
 			continue;
 		if (e->level == FSIM_LEVEL_PMD) {
 			n = pmd_nr(p);
-			fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PMD, 0, n);
+			vm_rmap_result(p, "pageout: remove_rmap(PMD)",
+				       fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PMD, 0, n));
 			r->pte_table[i >> r->pmd_shift] = 1;	/* the deposited table */
 		} else {
 			n = pte_batch(r, i, r->npages);
-			fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PTE, e->fpage, n);
+			vm_rmap_result(p, "pageout: remove_rmap(PTEs)",
+				       fsim_folio_remove_rmap(f, p->mm, FSIM_LEVEL_PTE,
+							      e->fpage, n));
 		}
 		for (unsigned long k = i; k < i + n; k++) {
 			clear_entry(&r->e[k]);

@@ -202,9 +202,32 @@ static void test_file_refusals(void **state)
 	assert_int_equal(fsim_process_exit(q), 0);
 }
 
+/* An rmap call behind the process layer's back (the PTEs of page 0 taken
+ * away at rmap level) makes its own later call, the munmap's zap, be
+ * refused: the checker names it instead of letting it pass. */
+static void test_refused_rmap_call_is_reported(void **state)
+{
+	struct world *w = *state;
+	struct fsim_page_view v;
+	struct fsim_violation viol;
+
+	assert_int_equal(fsim_process_mmap(w->p, "meddled", 64 * K, false, 0), 0);
+	assert_int_equal(fsim_process_access(w->p, "meddled", 0, 4 * K, true), 0);
+	assert_int_equal(fsim_process_page(w->p, "meddled", 0, &v), 0);
+	assert_int_equal(fsim_check_ctx(w->ctx, NULL), 0);
+	assert_int_equal(fsim_folio_remove_rmap(v.folio, fsim_process_mm(w->p),
+						FSIM_LEVEL_PTE, 0, 1), 0);
+	assert_int_equal(fsim_process_munmap(w->p, "meddled", 0, 4 * K), 0);
+	assert_int_equal(fsim_check_ctx(w->ctx, &viol), -EFAULT);
+	assert_string_equal(viol.invariant, "process_rmap_calls_succeed");
+	assert_non_null(strstr(viol.detail, "zap_range: remove_rmap(PTEs)"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_refused_rmap_call_is_reported,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mprotect_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_mremap_refusals, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_collapse_refusals, setup, teardown),
