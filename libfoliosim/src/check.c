@@ -12,6 +12,8 @@
 
 uint64_t fsim_oracle_true_mapcount(const struct fsim_folio *f, unsigned long page)
 {
+	if (!f || page >= folio_nr_pages(f))
+		return 0;
 	struct fsim_folio *mf = (struct fsim_folio *)f;
 	uint64_t n;
 
@@ -23,6 +25,8 @@ uint64_t fsim_oracle_true_mapcount(const struct fsim_folio *f, unsigned long pag
 
 uint64_t fsim_oracle_mm_entries(const struct fsim_folio *f, unsigned int mm_id)
 {
+	if (!f)
+		return 0;
 	struct fsim_folio *mf = (struct fsim_folio *)f;
 	uint64_t n;
 
@@ -34,16 +38,22 @@ uint64_t fsim_oracle_mm_entries(const struct fsim_folio *f, unsigned int mm_id)
 
 uint64_t fsim_oracle_entries(const struct fsim_folio *f)
 {
+	if (!f)
+		return 0;
 	return f->oracle.entries;
 }
 
 uint64_t fsim_oracle_mapped_pages(const struct fsim_folio *f)
 {
+	if (!f)
+		return 0;
 	return f->oracle.pages;
 }
 
 size_t fsim_oracle_mms(const struct fsim_folio *f, unsigned int *ids, size_t max)
 {
+	if (!f)
+		return 0;
 	struct fsim_folio *mf = (struct fsim_folio *)f;
 	size_t i, n = 0;
 
@@ -115,6 +125,8 @@ static int check_refcount(const struct fsim_folio *f, const struct truth *t,
 
 int fsim_check_folio(const struct fsim_folio *f, struct fsim_violation *v)
 {
+	if (!f)
+		return refuse("no folio (NULL)", -EINVAL);
 	struct fsim_folio *mf = (struct fsim_folio *)f;
 	struct truth t;
 	int err;
@@ -183,6 +195,8 @@ static void implied_stats(const struct fsim_folio *f, const struct truth *t,
 
 int fsim_check_ctx(const struct fsim_ctx *ctx, struct fsim_violation *v)
 {
+	if (!ctx)
+		return refuse("no context (NULL)", -EINVAL);
 	int64_t stat[FSIM_NR_STATS] = { 0 };
 	int64_t nr_anon[32] = { 0 }, partial[32] = { 0 };
 	const struct fsim_folio *f;

@@ -31,8 +31,11 @@ int fsim_ctx_create(enum fsim_mode mode, const struct fsim_arch *arch,
 	struct fsim_arch a = arch ? *arch : FSIM_ARCH_X86_64;
 	struct fsim_ctx *ctx;
 
-	if ((unsigned int)mode >= FSIM_NR_MODES || !out || fsim_arch_validate(&a))
-		return -EINVAL;
+	if ((unsigned int)mode >= FSIM_NR_MODES || !out)
+		return refuse("no such mode, or no result pointer (NULL)", -EINVAL);
+	if (fsim_arch_validate(&a))
+		return refuse("arch: bits 32 or 64, page_shift 10..16, "
+			      "1 <= pmd_order < pud_order <= 30", -EINVAL);
 	ctx = calloc(1, sizeof(*ctx));
 	if (!ctx)
 		return -ENOMEM;
@@ -72,23 +75,27 @@ void fsim_ctx_destroy(struct fsim_ctx *ctx)
 
 enum fsim_mode fsim_ctx_mode(const struct fsim_ctx *ctx)
 {
-	return ctx->mode;
+	return ctx ? ctx->mode : FSIM_NR_MODES;
 }
 
 const struct fsim_arch *fsim_ctx_arch(const struct fsim_ctx *ctx)
 {
-	return &ctx->arch;
+	return ctx ? &ctx->arch : NULL;
 }
 
 void fsim_ctx_set_sched_hook(struct fsim_ctx *ctx, fsim_sched_hook_t hook,
 			     void *arg)
 {
+	if (!ctx)
+		return;
 	ctx->sched_hook = hook;
 	ctx->sched_arg = arg;
 }
 
 void fsim_ctx_set_concurrent(struct fsim_ctx *ctx, bool concurrent)
 {
+	if (!ctx)
+		return;
 	ctx->concurrent = concurrent;
 }
 
@@ -178,8 +185,10 @@ static int ida_alloc(struct fsim_ctx *ctx, unsigned int want, unsigned int *id)
 	int err;
 
 	if (want) {
-		if (want < MM_ID_MIN || want > ctx->mm_id_max || ida_test(ctx, want))
-			return -EINVAL;
+		if (want < MM_ID_MIN || want > ctx->mm_id_max)
+			return refuse("mm id outside MM_ID_MIN..MM_ID_MAX", -EINVAL);
+		if (ida_test(ctx, want))
+			return refuse("mm id taken", -EINVAL);
 		i = want;
 	} else {
 		/* Lowest free id from MM_ID_MIN: skip full words. */
@@ -188,7 +197,7 @@ static int ida_alloc(struct fsim_ctx *ctx, unsigned int want, unsigned int *id)
 		for (i = (unsigned int)(w * 64); i < MM_ID_MIN || ida_test(ctx, i); i++)
 			;
 		if (i > ctx->mm_id_max)
-			return -ENOSPC;
+			return refuse("every mm id is taken", -ENOSPC);
 	}
 	err = ida_set(ctx, i);
 	if (err)
@@ -216,7 +225,7 @@ int fsim_mm_create(struct fsim_ctx *ctx, unsigned int id, struct fsim_mm **out)
 	int err;
 
 	if (!ctx || !out)
-		return -EINVAL;
+		return refuse("no context or no result pointer (NULL)", -EINVAL);
 	mm = calloc(1, sizeof(*mm));
 	if (!mm)
 		return -ENOMEM;
@@ -244,9 +253,9 @@ int fsim_mm_destroy(struct fsim_mm *mm)
 	struct fsim_ctx *ctx;
 
 	if (!mm)
-		return -EINVAL;
+		return refuse("no mm (NULL)", -EINVAL);
 	if (atomic_load(&mm->nr_mapped))
-		return -EBUSY;
+		return refuse("mmdrop of an mm that still maps folios", -EBUSY);
 	ctx = mm->ctx;
 	fsim_spin_lock(&ctx->ida_lock);
 	ida_free(ctx, mm->id);
@@ -265,12 +274,12 @@ int fsim_mm_destroy(struct fsim_mm *mm)
 
 unsigned int fsim_mm_id(const struct fsim_mm *mm)
 {
-	return mm->id;
+	return mm ? mm->id : 0;
 }
 
 bool fsim_mm_has_pinned(const struct fsim_mm *mm)
 {
-	return atomic_load(&((struct fsim_mm *)mm)->has_pinned);
+	return mm && atomic_load(&((struct fsim_mm *)mm)->has_pinned);
 }
 
 /* ------------------------------------------------------------------ */

@@ -23,16 +23,6 @@ static bool detect_eligible(const struct fsim_folio *f)
 	       f->order <= f->ctx->arch.pmd_order;
 }
 
-/* folio_partially_mapped_candidate() of the detect part. */
-void detect_queue_candidate(struct fsim_folio *f)
-{
-	if (!detect_eligible(f) || atomic_load(&f->partially_mapped) ||
-	    !atomic_long_read(&f->total_mapped_pages) ||
-	    !fsim_folio_maybe_mapped_shared(f))
-		return;
-	deferred_split_candidate(f);
-}
-
 /*
  * folio_walk_mapped_pages() of the detect part: the number of pages some
  * page table maps, counted by rmap_walk() over every VMA.  The model reads

@@ -14,12 +14,15 @@ int fsim_folio_create(struct fsim_ctx *ctx, unsigned int order,
 	struct fsim_folio *f;
 	unsigned long nr;
 
-	if (!ctx || !out || order > ctx->arch.pud_order ||
-	    (unsigned int)kind > FSIM_KIND_SHMEM)
-		return -EINVAL;
+	if (!ctx || !out)
+		return refuse("no context or no result pointer (NULL)", -EINVAL);
+	if (order > ctx->arch.pud_order)
+		return refuse("order above the PUD order", -EINVAL);
+	if ((unsigned int)kind > FSIM_KIND_SHMEM)
+		return refuse("no such folio kind", -EINVAL);
 	/* 32-bit: folio_large_nr_pages() - 1 must fit MM_ID_MAPCOUNT_MAX */
 	if (ctx->arch.bits == 32 && order > 15)
-		return -EINVAL;
+		return refuse("32-bit: order above 15 (MM_ID_MAPCOUNT_MAX)", -EINVAL);
 	f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
@@ -72,9 +75,11 @@ int fsim_folio_create_hugetlb(struct fsim_ctx *ctx, unsigned int order,
 {
 	int err;
 
-	if (!ctx || !out || kind == FSIM_KIND_SHMEM ||
+	if (!ctx || !out)
+		return refuse("no context or no result pointer (NULL)", -EINVAL);
+	if (kind == FSIM_KIND_SHMEM ||
 	    (order != ctx->arch.pmd_order && order != ctx->arch.pud_order))
-		return -EINVAL;
+		return refuse("hugetlb: anon or file, of the PMD or PUD order", -EINVAL);
 	err = fsim_folio_create(ctx, order, kind, out);
 	if (!err)
 		(*out)->hugetlb = true;
@@ -83,6 +88,8 @@ int fsim_folio_create_hugetlb(struct fsim_ctx *ctx, unsigned int order,
 
 bool fsim_folio_test_hugetlb(const struct fsim_folio *f)
 {
+	if (!f)
+		return false;
 	return f->hugetlb;
 }
 
@@ -140,11 +147,11 @@ int fsim_folio_free(struct fsim_folio *f)
 	int err = 0;
 
 	if (!f)
-		return -EINVAL;
+		return refuse("no folio (NULL)", -EINVAL);
 	ctx = f->ctx;
 	fsim_spin_lock(&f->oracle_lock);
 	if (f->oracle.entries || fsim_folio_pincount(f))
-		err = -EINVAL;
+		err = refuse("free of a folio still mapped or pinned", -EINVAL);
 	else
 		err = folio_free_checks(f, NULL);
 	fsim_spin_unlock(&f->oracle_lock);
@@ -174,28 +181,36 @@ void folio_discard(struct fsim_folio *f)
 
 unsigned int fsim_folio_order(const struct fsim_folio *f)
 {
+	if (!f)
+		return 0;
 	return f->order;
 }
 
 unsigned long fsim_folio_nr_pages(const struct fsim_folio *f)
 {
+	if (!f)
+		return 0;
 	return folio_nr_pages(f);
 }
 
 enum fsim_kind fsim_folio_kind(const struct fsim_folio *f)
 {
-	return f->kind;
+	return f ? f->kind : FSIM_KIND_ANON;
 }
 
 /* folio_mapcount() */
 int fsim_folio_mapcount(const struct fsim_folio *f)
 {
+	if (!f)
+		return 0;
 	return folio_mapcount(f);
 }
 
 /* folio_mapped() */
 bool fsim_folio_mapped(const struct fsim_folio *f)
 {
+	if (!f)
+		return false;
 	return fsim_folio_mapcount(f) >= 1;
 }
 
@@ -203,18 +218,24 @@ bool fsim_folio_mapped(const struct fsim_folio *f)
  * the whole folio and every other entry is a PTE. */
 uint64_t fsim_folio_total_mapped_pages(const struct fsim_folio *f)
 {
+	if (!f)
+		return 0;
 	return folio_total_mapped_pages(f);
 }
 
 /* folio_average_page_mapcount() of 13/13 (fs/proc/internal.h) */
 unsigned long fsim_folio_average_page_mapcount(const struct fsim_folio *f)
 {
+	if (!f)
+		return 0;
 	return average_page_mapcount(fsim_folio_total_mapped_pages(f), f->order);
 }
 
 /* folio_maybe_mapped_shared() / folio_likely_mapped_shared() */
 bool fsim_folio_maybe_mapped_shared(const struct fsim_folio *f)
 {
+	if (!f)
+		return false;
 	const int mapcount = folio_mapcount(f);
 
 	/* Only partially-mappable folios require more care. */
@@ -228,11 +249,15 @@ bool fsim_folio_maybe_mapped_shared(const struct fsim_folio *f)
 
 bool fsim_folio_partially_mapped(const struct fsim_folio *f)
 {
+	if (!f)
+		return false;
 	return atomic_load(&((struct fsim_folio *)f)->partially_mapped);
 }
 
 bool fsim_folio_on_deferred_split(const struct fsim_folio *f)
 {
+	if (!f)
+		return false;
 	struct fsim_folio *mf = (struct fsim_folio *)f;
 	bool on;
 
@@ -244,6 +269,8 @@ bool fsim_folio_on_deferred_split(const struct fsim_folio *f)
 
 bool fsim_folio_anon_exclusive(const struct fsim_folio *f, unsigned long page)
 {
+	if (!f || page >= folio_nr_pages(f))
+		return false;
 	struct fsim_folio *mf = (struct fsim_folio *)f;
 	bool set;
 
@@ -257,6 +284,8 @@ bool fsim_folio_anon_exclusive(const struct fsim_folio *f, unsigned long page)
 
 int fsim_folio_pincount(const struct fsim_folio *f)
 {
+	if (!f)
+		return 0;
 	/* Large: _pincount.  Small: the kernel only has the refcount bias;
 	 * the model counts the pins too, so a small folio mapped 1024 times
 	 * is not taken for a pinned one by the model's own bookkeeping. */
@@ -266,6 +295,8 @@ int fsim_folio_pincount(const struct fsim_folio *f)
 /* folio_maybe_dma_pinned() */
 bool fsim_folio_maybe_dma_pinned(const struct fsim_folio *f)
 {
+	if (!f)
+		return false;
 	if (folio_test_large(f))
 		return atomic_read(&f->pincount) > 0;
 	return atomic_load(&((struct fsim_folio *)f)->refcount) >= GUP_PIN_COUNTING_BIAS;
@@ -273,12 +304,16 @@ bool fsim_folio_maybe_dma_pinned(const struct fsim_folio *f)
 
 int64_t fsim_folio_refcount(const struct fsim_folio *f)
 {
+	if (!f)
+		return 0;
 	return atomic_load(&((struct fsim_folio *)f)->refcount);
 }
 
 int fsim_folio_slots(const struct fsim_folio *f, struct fsim_slot slots[2],
 		     bool *shared)
 {
+	if (!f || !slots)
+		return refuse(f ? "no slots array (NULL)" : "no folio (NULL)", -EINVAL);
 	struct fsim_folio *mf = (struct fsim_folio *)f;
 	const unsigned int lock = fsim_mm_ids_lock_bitnum(&f->ctx->arch);
 	int i;
@@ -299,11 +334,15 @@ int fsim_folio_slots(const struct fsim_folio *f, struct fsim_slot slots[2],
 
 uint64_t fsim_folio_mm_ids_word(const struct fsim_folio *f)
 {
+	if (!f)
+		return 0;
 	return word_read(&f->mm_ids);
 }
 
 int fsim_folio_entire_mapcount(const struct fsim_folio *f)
 {
+	if (!f)
+		return -1;
 	if (!folio_ops(f)->entire_mapcount || !folio_test_large(f))
 		return -1;
 	return folio_ops(f)->entire_mapcount(f);
@@ -311,6 +350,8 @@ int fsim_folio_entire_mapcount(const struct fsim_folio *f)
 
 int fsim_folio_nr_pages_mapped(const struct fsim_folio *f)
 {
+	if (!f)
+		return -1;
 	if (!folio_ops(f)->nr_pages_mapped || !folio_test_large(f))
 		return -1;
 	return folio_ops(f)->nr_pages_mapped(f);
@@ -320,6 +361,8 @@ int fsim_folio_nr_pages_mapped(const struct fsim_folio *f)
 int fsim_folio_precise_page_mapcount(const struct fsim_folio *f,
 				     unsigned long page)
 {
+	if (!f)
+		return -1;
 	if (!folio_ops(f)->precise_page_mapcount || page >= folio_nr_pages(f))
 		return -1;
 	return folio_ops(f)->precise_page_mapcount(f, page);
@@ -335,6 +378,8 @@ static uint64_t fnv(uint64_t h, uint64_t v)
 
 uint64_t fsim_folio_state_digest(const struct fsim_folio *f)
 {
+	if (!f)
+		return 0;
 	struct fsim_folio *mf = (struct fsim_folio *)f;
 	const struct fsim_ctx *ctx = f->ctx;
 	struct fsim_ctx *mc = (struct fsim_ctx *)ctx;

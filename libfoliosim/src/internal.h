@@ -345,8 +345,6 @@ void deferred_split_folio(struct fsim_folio *folio, bool partially_mapped);
 /* The detect part: queue a folio whose partial mapping the removal could
  * not judge, without flagging it. */
 void deferred_split_candidate(struct fsim_folio *folio);
-/* detect.c: after a removal that did not flag @folio (rfc_remove()). */
-void detect_queue_candidate(struct fsim_folio *folio);
 void folio_unqueue_deferred_split(struct fsim_folio *folio);
 /* folio.c: frees a folio's memory; drops a folio whatever its mappings. */
 void folio_destroy(struct fsim_folio *f);
@@ -373,6 +371,10 @@ struct truth {
 	uint64_t entries, pages, level_entries[3];
 	struct oracle_profile profile;
 };
+
+/* Records why the calling thread's current call is refused: a short
+ * string naming the rule, which fsim_last_refusal() returns; returns @err. */
+int refuse(const char *why, int err);
 
 /* Records a broken invariant in @v (may be NULL); returns -EFAULT. */
 static inline int broken(struct fsim_violation *v, const char *name,

@@ -24,12 +24,16 @@ static unsigned int mm_id_shift(const struct fsim_folio *f, int idx)
 /* FOLIO_MM_IDS_LOCK_BITNUM = MM_ID_BITS */
 unsigned int fsim_mm_ids_lock_bitnum(const struct fsim_arch *arch)
 {
+	if (!arch)
+		return 0;
 	return mm_id_bits(arch);
 }
 
 /* FOLIO_MM_IDS_SHARED_BITNUM = 2 * MM_ID_BITS + 1 */
 unsigned int fsim_mm_ids_shared_bitnum(const struct fsim_arch *arch)
 {
+	if (!arch)
+		return 0;
 	return 2 * mm_id_bits(arch) + 1;
 }
 

@@ -7,6 +7,8 @@
 /* get_kpage_count(): 03/13 vs folio_precise_page_mapcount() of 6.12 */
 uint64_t fsim_kpagecount(const struct fsim_folio *f, unsigned long page)
 {
+	if (!f || page >= folio_nr_pages(f))
+		return 0;
 	return folio_ops(f)->kpagecount(f, page);
 }
 
@@ -15,6 +17,8 @@ uint64_t fsim_kpagecount(const struct fsim_folio *f, unsigned long page)
  * every tree. */
 bool fsim_pagemap_exclusive(const struct fsim_folio *f, unsigned long page)
 {
+	if (!f || page >= folio_nr_pages(f))
+		return false;
 	if (f->hugetlb)
 		return !fsim_folio_maybe_mapped_shared(f);
 	return folio_ops(f)->pagemap_exclusive(f, page);
@@ -23,6 +27,8 @@ bool fsim_pagemap_exclusive(const struct fsim_folio *f, unsigned long page)
 /* gather_stats(): 02/13 vs the precise mapcount of the entry's page */
 unsigned long fsim_numa_mapmax(const struct fsim_folio *f, unsigned long page)
 {
+	if (!f || page >= folio_nr_pages(f))
+		return 0;
 	return folio_ops(f)->numa_mapmax(f, page);
 }
 
@@ -34,18 +40,59 @@ bool fsim_huge_zero_pmd_exclusive(const struct fsim_ctx *ctx)
 /* smaps_account() with smaps_pmd_entry()'s AnonHugePages/ShmemPmdMapped/
  * FilePmdMapped for PMD entries; the mapcount-dependent part is the
  * back end's (6.12 per page, 06/13 on the average). */
-void fsim_smaps_account(const struct fsim_folio *f, enum fsim_level level,
-			unsigned long page, bool dirty, struct fsim_smaps *mss)
+/* Some mm maps [page, page + nr) of @f by one entry of @level. */
+static bool entry_exists(const struct fsim_folio *f, enum fsim_level level,
+			 unsigned long page, unsigned long nr)
 {
-	const unsigned long nr = 1ul << level_order(&f->ctx->arch, level);
-	const uint64_t size = (uint64_t)nr << f->ctx->arch.page_shift;
+	struct fsim_folio *mf = (struct fsim_folio *)f;
+	bool found = false;
+
+	fsim_spin_lock(&mf->oracle_lock);
+	for (size_t i = 0; i < f->oracle.n && !found; i++)
+		found = oracle_covers(&f->oracle, oracle_seg_at(&f->oracle, i)->mm_id,
+				      level, page, nr, 1);
+	fsim_spin_unlock(&mf->oracle_lock);
+	return found;
+}
+
+/* The entry smaps_account() is asked about: a level, a page of the folio
+ * aligned to it and, for PMDs and PUDs, an entry some mm holds. */
+static int check_smaps_entry(const struct fsim_folio *f, enum fsim_level level,
+			     unsigned long page, const struct fsim_smaps *mss)
+{
+	unsigned long nr;
+
+	if (!f || !mss)
+		return refuse(f ? "no fsim_smaps to add to (NULL)" : "no folio (NULL)",
+			      -EINVAL);
+	if ((unsigned int)level > FSIM_LEVEL_PUD)
+		return refuse("no such level (PTE, PMD or PUD)", -EINVAL);
+	nr = 1ul << level_order(&f->ctx->arch, level);
+	if (nr > folio_nr_pages(f) || page >= folio_nr_pages(f) || (page & (nr - 1)))
+		return refuse("the entry is not inside the folio at its level's "
+			      "alignment", -EINVAL);
+	if (level != FSIM_LEVEL_PTE && !entry_exists(f, level, page, nr))
+		return refuse("no mm maps the folio by such a PMD or PUD entry",
+			      -EINVAL);
+	return 0;
+}
+
+int fsim_smaps_account(const struct fsim_folio *f, enum fsim_level level,
+		       unsigned long page, bool dirty, struct fsim_smaps *mss)
+{
+	int err = check_smaps_entry(f, level, page, mss);
+	const unsigned long nr = err ? 0 : 1ul << level_order(&f->ctx->arch, level);
+	const uint64_t size = err ? 0 : (uint64_t)nr << f->ctx->arch.page_shift;
+
+	if (err)
+		return err;
 
 	if (f->hugetlb) {	/* smaps_hugetlb_range() */
 		if (fsim_folio_maybe_mapped_shared(f))
 			mss->shared_hugetlb += size;
 		else
 			mss->private_hugetlb += size;
-		return;
+		return 0;
 	}
 	if (folio_test_anon(f))
 		mss->anonymous += size;
@@ -62,7 +109,25 @@ void fsim_smaps_account(const struct fsim_folio *f, enum fsim_level level,
 	if (fsim_folio_refcount(f) == 1) {
 		smaps_page_accumulate(mss, f, size, size << FSIM_PSS_SHIFT, dirty,
 				      true);
-		return;
+		return 0;
 	}
 	folio_ops(f)->smaps_account(f, level, page, dirty, mss);
+	return 0;
+}
+
+int fsim_folio_page_info(const struct fsim_folio *f, unsigned long page,
+			 struct fsim_page_info *out)
+{
+	if (!f || !out)
+		return refuse(f ? "no fsim_page_info to fill (NULL)" : "no folio (NULL)",
+			      -EINVAL);
+	if (page >= folio_nr_pages(f))
+		return refuse("the page is outside the folio", -EINVAL);
+	out->kpagecount = fsim_kpagecount(f, page);
+	out->pagemap_exclusive = fsim_pagemap_exclusive(f, page);
+	out->numa_mapmax = fsim_numa_mapmax(f, page);
+	out->precise_mapcount = fsim_folio_precise_page_mapcount(f, page);
+	out->anon_exclusive = fsim_folio_anon_exclusive(f, page);
+	out->true_mapcount = fsim_oracle_true_mapcount(f, page);
+	return 0;
 }

@@ -57,24 +57,49 @@ static int check_range(const struct fsim_folio *f, enum fsim_level level,
 	const struct fsim_arch *arch = &f->ctx->arch;
 	const unsigned long align = (1ul << level_order(arch, level)) - 1;
 
-	if ((unsigned int)level > FSIM_LEVEL_PUD || nr == 0 ||
-	    page >= folio_nr_pages(f) || nr > folio_nr_pages(f) - page)
-		return -EINVAL;
+	if ((unsigned int)level > FSIM_LEVEL_PUD)
+		return refuse("no such level (PTE, PMD or PUD)", -EINVAL);
+	if (nr == 0 || page >= folio_nr_pages(f) || nr > folio_nr_pages(f) - page)
+		return refuse("the page range is empty or leaves the folio", -EINVAL);
 	if ((page & align) || (nr & align))
-		return -EINVAL;
+		return refuse("the page range is not aligned to the level's order",
+			      -EINVAL);
 	/* hugetlb: one entry of the hstate's size maps the whole folio */
 	if (f->hugetlb)
 		return level == hugetlb_level(f) && !page && nr == folio_nr_pages(f) ?
-		       0 : -EINVAL;
+		       0 : refuse("a hugetlb folio is mapped whole, by one entry of "
+				  "its hstate's level", -EINVAL);
 	/* 6.12 and the base tree: a PMD (PUD) maps a whole folio of its size */
 	if (!folio_ops(f)->level_allowed(f, level, page, nr))
-		return -EINVAL;
+		return refuse("this kernel maps a PMD (PUD) only over a whole folio "
+			      "of that size", -EINVAL);
 	return 0;
 }
 
 static bool same_ctx(const struct fsim_folio *f, const struct fsim_mm *mm)
 {
 	return f && mm && mm->ctx == f->ctx;
+}
+
+static bool folio_test_anon_or(const struct fsim_folio *f)
+{
+	return f && folio_test_anon(f);
+}
+
+/* Why a call's folio and mms were refused (same_ctx() and the kind);
+ * @src: the dup's source mm, NULL for other calls. */
+static int refuse_args(const struct fsim_folio *f, const struct fsim_mm *mm,
+		       const struct fsim_mm *src, bool dup, bool anon_call)
+{
+	if (!f)
+		return refuse("no folio (NULL)", -EINVAL);
+	if (!mm || (dup && !src))
+		return refuse("no mm (NULL)", -EINVAL);
+	if (mm->ctx != f->ctx || (dup && src->ctx != f->ctx))
+		return refuse("the folio and the mm belong to different contexts",
+			      -EINVAL);
+	return refuse(anon_call ? "an anon rmap call on a folio that is not anonymous"
+			: "a file rmap call on an anonymous folio", -EINVAL);
 }
 
 /* The cover letter's overflow TODO: refuse what would overflow mapcount
@@ -85,9 +110,10 @@ static int check_overflow(const struct fsim_folio *f, uint64_t nr_mappings,
 	const uint64_t ulong_max = f->ctx->arch.bits == 32 ? UINT32_MAX : UINT64_MAX;
 
 	if (f->oracle.entries + nr_mappings > INT_MAX)
-		return -EOVERFLOW;
+		return refuse("the folio's mapcount (an int) would overflow", -EOVERFLOW);
 	if (f->oracle.pages > ulong_max - nr_pages)
-		return -EOVERFLOW;
+		return refuse("the total of mapped pages (an unsigned long) would "
+			      "overflow", -EOVERFLOW);
 	return 0;
 }
 
@@ -150,7 +176,7 @@ int fsim_folio_add_new_anon_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 	int err;
 
 	if (!same_ctx(f, mm) || !folio_test_anon(f))
-		return -EINVAL;
+		return refuse_args(f, mm, NULL, false, true);
 	arch = &f->ctx->arch;
 	nr = folio_nr_pages(f);
 	if (folio_test_large(f) && f->order >= arch->pud_order)
@@ -165,7 +191,7 @@ int fsim_folio_add_new_anon_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 	/* "must only be called on *new* folios": never mapped before (a
 	 * second call would also count MTHP_STAT_NR_ANON twice). */
 	if (f->oracle.entries || atomic_load(&f->was_mapped))
-		err = -EINVAL;
+		err = refuse("new-anon of a folio that was mapped before", -EINVAL);
 	if (!err)
 		err = check_overflow(f, nr >> level_order(arch, level), nr);
 	if (!err && exclusive)
@@ -225,7 +251,8 @@ static int add_rmap(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level le
 	 * about (_mapcount > 0 or entire_mapcount > 1 with PageAnonExclusive).
 	 */
 	if (exclusive && exclusive_page_shared(f, level, page, nr))
-		err = -EINVAL;
+		err = refuse("RMAP_EXCLUSIVE for a page this level maps already",
+			     -EINVAL);
 	if (!err)
 		err = check_overflow(f, nr >> lorder, nr);
 	if (!err && exclusive)
@@ -255,7 +282,7 @@ int fsim_folio_add_anon_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 			     unsigned long nr, bool exclusive)
 {
 	if (!same_ctx(f, mm) || !folio_test_anon(f))
-		return -EINVAL;
+		return refuse_args(f, mm, NULL, false, true);
 	return add_rmap(f, mm, level, page, nr, exclusive);
 }
 
@@ -264,7 +291,7 @@ int fsim_folio_add_file_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 			     unsigned long nr)
 {
 	if (!same_ctx(f, mm) || folio_test_anon(f))
-		return -EINVAL;
+		return refuse_args(f, mm, NULL, false, false);
 	return add_rmap(f, mm, level, page, nr, false);
 }
 
@@ -279,14 +306,15 @@ int fsim_folio_remove_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 	int err;
 
 	if (!same_ctx(f, mm))
-		return -EINVAL;
+		return refuse_args(f, mm, NULL, false, folio_test_anon_or(f));
 	err = check_range(f, level, page, nr);
 	if (err)
 		return err;
 	lorder = level_order(&f->ctx->arch, level);
 	fsim_spin_lock(&f->oracle_lock);
 	if (!oracle_covers(&f->oracle, mm->id, level, page, nr, 1))
-		err = -EINVAL;	/* not mapped by this mm at this level */
+		err = refuse("the mm does not map that range at that level",
+			     -EINVAL);
 	if (!err)
 		err = oracle_track_cover(&f->oracle, !f->ctx->concurrent);
 	if (!err)
@@ -322,14 +350,16 @@ static int dup_rmap(struct fsim_folio *f, struct fsim_mm *dst, struct fsim_mm *s
 		return err;
 	fsim_spin_lock(&f->oracle_lock);
 	if (!oracle_covers(&f->oracle, src->id, level, page, nr, 1))
-		err = -EINVAL;	/* the parent has no such entries to copy */
+		err = refuse("src does not map that range at that level (nothing "
+			     "to copy)", -EINVAL);
 	if (!err)
 		err = check_overflow(f, nr >> lorder, nr);
 	/* folio_needs_cow_for_dma(src_vma, folio) */
 	maybe_pinned = atomic_load(&src->has_pinned) && fsim_folio_maybe_dma_pinned(f);
 	if (!err && folio_test_anon(f) && maybe_pinned &&
 	    any_anon_exclusive(f, page, nr, stride))
-		err = -EBUSY;
+		err = refuse("an exclusive page of a maybe pinned folio: the child "
+			     "must copy it (folio_needs_cow_for_dma())", -EBUSY);
 	if (!err && folio_test_anon(f))
 		err = reserve_anon_exclusive(f, nr, stride);
 	if (!err)
@@ -355,7 +385,9 @@ int fsim_folio_try_dup_anon_rmap(struct fsim_folio *f, struct fsim_mm *dst,
 				 unsigned long page, unsigned long nr)
 {
 	if (!same_ctx(f, dst) || !same_ctx(f, src) || !folio_test_anon(f))
-		return -EINVAL;
+		return refuse_args(f, dst, src, true, true);
+	if (dst == src)
+		return refuse("dup: dst and src are the same mm", -EINVAL);
 	return dup_rmap(f, dst, src, level, page, nr);
 }
 
@@ -364,7 +396,9 @@ int fsim_folio_dup_file_rmap(struct fsim_folio *f, struct fsim_mm *dst,
 			     unsigned long page, unsigned long nr)
 {
 	if (!same_ctx(f, dst) || !same_ctx(f, src) || folio_test_anon(f))
-		return -EINVAL;
+		return refuse_args(f, dst, src, true, false);
+	if (dst == src)
+		return refuse("dup: dst and src are the same mm", -EINVAL);
 	return dup_rmap(f, dst, src, level, page, nr);
 }
 
@@ -374,15 +408,17 @@ int fsim_folio_pin(struct fsim_folio *f, struct fsim_mm *mm, unsigned int n)
 {
 	uint64_t refs;
 
-	if (!same_ctx(f, mm) || n == 0)
-		return -EINVAL;
+	if (!same_ctx(f, mm))
+		return refuse_args(f, mm, NULL, false, folio_test_anon_or(f));
+	if (n == 0)
+		return refuse("pin of 0 pins", -EINVAL);
 	refs = folio_test_large(f) ? n : (uint64_t)n * GUP_PIN_COUNTING_BIAS;
 	fsim_spin_lock(&f->oracle_lock);
 	/* _pincount is an int; a small folio's pins live in the int refcount */
 	if ((uint64_t)atomic_read(&f->pincount) + n > INT_MAX ||
 	    (!folio_test_large(f) && (uint64_t)atomic_load(&f->refcount) + refs > INT_MAX)) {
 		fsim_spin_unlock(&f->oracle_lock);
-		return -EOVERFLOW;
+		return refuse("the pin count would overflow an int", -EOVERFLOW);
 	}
 	/* Small folios: the kernel counts pins only in the refcount bias;
 	 * the model keeps their number in pincount as well. */
@@ -398,11 +434,13 @@ int fsim_folio_unpin(struct fsim_folio *f, unsigned int n)
 {
 	int err = 0;
 
-	if (!f || n == 0)
-		return -EINVAL;
+	if (!f)
+		return refuse("no folio (NULL)", -EINVAL);
+	if (n == 0)
+		return refuse("unpin of 0 pins", -EINVAL);
 	fsim_spin_lock(&f->oracle_lock);
 	if ((unsigned int)fsim_folio_pincount(f) < n) {
-		err = -EINVAL;
+		err = refuse("unpin of more pins than the folio has", -EINVAL);
 	} else {
 		atomic_sub((int)n, &f->pincount);
 		atomic_fetch_sub(&f->refcount, folio_test_large(f) ? (int64_t)n :
@@ -417,8 +455,11 @@ int fsim_folio_set_anon_exclusive(struct fsim_folio *f, unsigned long page,
 {
 	int err;
 
-	if (!f || !folio_test_anon(f) || page >= folio_nr_pages(f))
-		return -EINVAL;
+	if (!f || !folio_test_anon(f))
+		return refuse(f ? "AnonExclusive of a folio that is not anonymous"
+				: "no folio (NULL)", -EINVAL);
+	if (page >= folio_nr_pages(f))
+		return refuse("the page is outside the folio", -EINVAL);
 	err = reserve_anon_exclusive(f, 1, 1);
 	if (err)
 		return err;

@@ -178,13 +178,15 @@ static bool run_rmap(struct run *r, const struct stmt *st, struct fsim_folio **t
 			return false;
 		*touched = f;
 		if (!st->fails && err)
-			return fail(r, "the call was refused with %s", fsim_errname(err));
+			return fail(r, "the call was refused with %s%s%s", fsim_errname(err),
+				    *fsim_last_refusal() ? ": " : "", fsim_last_refusal());
 		if (st->fails && !err)
 			return fail(r, "expected the call to fail with %s, it succeeded",
 				    fsim_errname(st->fails));
 		if (st->fails && err != st->fails)
-			return fail(r, "expected the call to fail with %s, it failed with %s",
-				    fsim_errname(st->fails), fsim_errname(err));
+			return fail(r, "expected the call to fail with %s, it failed with %s (%s)",
+				    fsim_errname(st->fails), fsim_errname(err),
+				    fsim_last_refusal());
 		if (st->fails && f && fsim_folio_state_digest(f) != before)
 			return fail(r, "the refused call changed the folio's state");
 	}

@@ -8,7 +8,7 @@
 
 int64_t fsim_ctx_stat(const struct fsim_ctx *ctx, enum fsim_stat stat)
 {
-	if ((unsigned int)stat >= FSIM_NR_STATS)
+	if (!ctx || (unsigned int)stat >= FSIM_NR_STATS)
 		return 0;
 	return atomic_load(&((struct fsim_ctx *)ctx)->stat[stat]);
 }
@@ -21,7 +21,7 @@ void ctx_mod_stat(struct fsim_ctx *ctx, enum fsim_stat stat, int64_t delta)
 int64_t fsim_ctx_thp_counter(const struct fsim_ctx *ctx, unsigned int order,
 			     enum fsim_thp_counter counter)
 {
-	if (order < 1 || order > ctx->arch.pmd_order ||
+	if (!ctx || order < 1 || order > ctx->arch.pmd_order ||
 	    (unsigned int)counter >= FSIM_THP_NR_COUNTERS)
 		return 0;
 	return atomic_load(&((struct fsim_ctx *)ctx)->thp[order][counter]);
@@ -38,6 +38,8 @@ void ctx_mod_thp(struct fsim_ctx *ctx, unsigned int order,
 
 uint64_t fsim_ctx_thp_deferred_split_page(const struct fsim_ctx *ctx)
 {
+	if (!ctx)
+		return 0;
 	return atomic_load(&((struct fsim_ctx *)ctx)->thp_deferred_split_page);
 }
 
@@ -46,6 +48,8 @@ size_t fsim_ctx_deferred_split_len(const struct fsim_ctx *ctx)
 	struct fsim_ctx *c = (struct fsim_ctx *)ctx;
 	size_t n;
 
+	if (!c)
+		return 0;
 	fsim_spin_lock(&c->list_lock);
 	n = c->deferred_len;
 	fsim_spin_unlock(&c->list_lock);

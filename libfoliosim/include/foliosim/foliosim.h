@@ -167,6 +167,14 @@ FSIM_API const char *fsim_kind_name(enum fsim_kind kind);
 FSIM_API const char *fsim_stat_name(enum fsim_stat stat);
 /** "EINVAL" for -EINVAL etc.; "OK" for 0. */
 FSIM_API const char *fsim_errname(int err);
+/**
+ * Why the calling thread's last refused call was refused: a short string
+ * naming the rule ("the page range is not aligned to the level's order"),
+ * "" if no call of this thread was refused yet.  Successful calls leave it
+ * alone: read it right after a call returned an error.  Set by the rmap,
+ * folio, mm and context calls; a lack of memory (-ENOMEM) leaves it alone.
+ */
+FSIM_API const char *fsim_last_refusal(void);
 
 /* ------------------------------------------------------------------ */
 /* Address spaces                                                      */
@@ -278,6 +286,11 @@ FSIM_API int fsim_folio_set_anon_exclusive(struct fsim_folio *folio, unsigned lo
 
 /* ------------------------------------------------------------------ */
 /* Queries (lockless, like the kernel's readers)                       */
+/*                                                                     */
+/* On a NULL folio, mm or context, or a page outside the folio, a      */
+/* query returns 0 or false (-1 where -1 already means "no such        */
+/* counter", FSIM_NR_MODES and NULL for the context's mode and arch);  */
+/* fsim_folio_page_info() is the checked form of the per-page ones.    */
 /* ------------------------------------------------------------------ */
 
 /** folio_mapcount(): page-table entries mapping the folio. */
@@ -348,6 +361,22 @@ FSIM_API bool fsim_pagemap_exclusive(const struct fsim_folio *folio, unsigned lo
  *  precise mapcount of @page. */
 FSIM_API unsigned long fsim_numa_mapmax(const struct fsim_folio *folio, unsigned long page);
 
+/** Every per-page figure of one page at once: the checked form of the
+ *  queries above, which return 0 (false) for a NULL folio or a page
+ *  outside it and so cannot tell that from a real 0. */
+struct fsim_page_info {
+	uint64_t kpagecount;		/* fsim_kpagecount() */
+	bool pagemap_exclusive;		/* fsim_pagemap_exclusive() */
+	unsigned long numa_mapmax;	/* fsim_numa_mapmax() */
+	int precise_mapcount;		/* fsim_folio_precise_page_mapcount() (-1: rfc) */
+	bool anon_exclusive;		/* fsim_folio_anon_exclusive() */
+	uint64_t true_mapcount;		/* fsim_oracle_true_mapcount() */
+};
+/** 0, or -EINVAL (fsim_last_refusal() says why) for a NULL folio or @out,
+ *  or a page outside the folio. */
+FSIM_API int fsim_folio_page_info(const struct fsim_folio *folio, unsigned long page,
+				  struct fsim_page_info *out);
+
 /** pagemap bit 56 of a present huge zeropage PMD (pagemap_pmd_range()
  *  asks the huge zero folio, a large folio with mapcount 0): 6.12 and the
  *  base tree want a precise mapcount of 1 (no), the RFC
@@ -378,8 +407,12 @@ struct fsim_smaps {
  * Both take the "folio_ref_count() == 1" shortcut.  A hugetlb entry only
  * adds its size to Shared_Hugetlb or Private_Hugetlb (smaps_hugetlb_range():
  * shared when folio_maybe_mapped_shared()).
+ * Returns 0, or -EINVAL with @acc unchanged for NULL arguments, a level
+ * that does not exist, an entry outside the folio or not aligned to its
+ * level, and a PMD or PUD entry that no mm holds (PTE entries are not
+ * looked up: the snapshot reader asks about every page).
  */
-FSIM_API void fsim_smaps_account(const struct fsim_folio *folio, enum fsim_level level,
+FSIM_API int fsim_smaps_account(const struct fsim_folio *folio, enum fsim_level level,
 			unsigned long page, bool dirty, struct fsim_smaps *acc);
 
 /* ------------------------------------------------------------------ */
