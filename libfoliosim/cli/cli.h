@@ -10,17 +10,27 @@
 
 enum output_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_TAP };
 
+/* `repeat N` above this is refused unless --max-repeat raises it: a
+ * mistyped count would otherwise run for hours. */
+#define DEFAULT_MAX_REPEAT 10000000ull
+
 struct options {
 	enum fsim_mode mode;
 	enum fsim_mode from, to;	/* diff */
+	bool mode_set, from_set, to_set;
 	bool no_invariants;
 	enum output_format format;
+	unsigned long long max_repeat;
 	int nfiles;
 	char **files;
 };
 
 /* The one scenario file of `run` and `diff`; NULL after a message. */
 struct fsim_script *load_single(const struct options *o, const char *cmd);
+/* A loaded file the commands accept: at least one scenario, no `repeat`
+ * above o->max_repeat.  0, or -1 with the reason in @err. */
+int check_loaded(const struct options *o, const struct fsim_script *s, char *err,
+		 size_t errlen);
 
 int cmd_check(struct options *o);	/* cmd_check.c */
 int cmd_run(struct options *o);		/* cmd_check.c */

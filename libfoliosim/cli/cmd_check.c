@@ -18,6 +18,7 @@ struct loaded {
 	struct fsim_script **s;
 	char (*errs)[512];
 	size_t tests;
+	int file_errors;	/* files not read, empty, or over the repeat cap */
 };
 
 static int load_all(const struct options *o, struct loaded *l)
@@ -27,12 +28,21 @@ static int load_all(const struct options *o, struct loaded *l)
 	l->s = calloc((size_t)o->nfiles, sizeof(*l->s));
 	l->errs = calloc((size_t)o->nfiles, sizeof(*l->errs));
 	l->tests = 0;
+	l->file_errors = 0;
 	if (!l->s || !l->errs)
 		return -1;
 	for (i = 0; i < o->nfiles; i++) {
-		if (fsim_script_load(o->files[i], &l->s[i], l->errs[i], sizeof(l->errs[0]))) {
+		bool loaded = !fsim_script_load(o->files[i], &l->s[i], l->errs[i],
+						sizeof(l->errs[0]));
+
+		if (loaded && check_loaded(o, l->s[i], l->errs[i], sizeof(l->errs[0]))) {
+			fsim_script_free(l->s[i]);
+			loaded = false;
+		}
+		if (!loaded) {
 			l->s[i] = NULL;
 			l->tests++;
+			l->file_errors++;
 			fprintf(stderr, "foliosim: %s\n", l->errs[i]);
 		} else {
 			l->tests += fsim_script_count(l->s[i]);
@@ -144,7 +154,7 @@ int cmd_check(struct options *o)
 	}
 	print_totals(o, passed, failed, skipped);
 	free_all(o, &l);
-	return failed ? 1 : 0;
+	return l.file_errors ? 2 : failed ? 1 : 0;
 }
 
 /* The trace of one scenario as a JSON array of its lines. */

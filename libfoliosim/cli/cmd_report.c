@@ -134,8 +134,11 @@ static int report_markdown(struct options *o)
 		char err[512];
 		size_t k;
 
-		if (fsim_script_load(o->files[i], &s, err, sizeof(err))) {
+		s = NULL;
+		if (fsim_script_load(o->files[i], &s, err, sizeof(err)) ||
+		    check_loaded(o, s, err, sizeof(err))) {
 			fprintf(stderr, "foliosim: %s\n", err);
+			fsim_script_free(s);
 			fclose(body);
 			free(text);
 			return 2;
@@ -237,8 +240,11 @@ static int report_json(struct options *o)
 		char err[512];
 		size_t k;
 
-		if (fsim_script_load(o->files[i], &s, err, sizeof(err))) {
+		s = NULL;
+		if (fsim_script_load(o->files[i], &s, err, sizeof(err)) ||
+		    check_loaded(o, s, err, sizeof(err))) {
 			fprintf(stderr, "foliosim: %s\n", err);
+			fsim_script_free(s);
 			return 2;
 		}
 		for (k = 0; k < fsim_script_count(s); k++) {

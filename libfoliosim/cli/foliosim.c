@@ -52,11 +52,55 @@ static const char usage[] =
 "                       or JSON (schema: docs/json.md)\n"
 "  --tap                check: TAP version 13 (plan line, ok / not ok with the\n"
 "                       FILE:LINE reason, # SKIP)\n"
+"  --max-repeat N       check, run, diff, report: allow 'repeat' counts up to N\n"
+"                       (default 10000000; a larger count is refused at its line)\n"
 "\n"
 "FILE may be - (standard input, named <stdin> in messages).\n"
 "The scenario language is described in docs/scenario-format.md.\n"
 "exit status: 0 success, 1 a scenario failed (kunit-gen: could not be translated),\n"
-"2 usage or file error\n";
+"2 usage or file error (a file that cannot be read, is a directory, holds no\n"
+"scenario or a repeat above the cap)\n"
+"'foliosim COMMAND --help' describes one command.\n";
+
+/* Per-command help: what `foliosim COMMAND --help` prints. */
+static const struct {
+	const char *cmd, *text;
+} command_help[] = {
+	{ "check", "usage: foliosim check [--mode legacy|base|rfc] [--format text|json|tap]\n"
+	  "                      [--tap] [--no-invariants] [--max-repeat N] FILE...\n"
+	  "Runs every scenario of every FILE in one mode (default rfc): one line per\n"
+	  "scenario (ok, FAIL with FILE:LINE and the reason, skip with the reason), then\n"
+	  "'N passed, M failed[, K skipped]'.\n"
+	  "exit: 0 nothing failed, 1 a scenario failed, 2 usage or file error.\n" },
+	{ "run", "usage: foliosim run [--mode legacy|base|rfc] [--format text|json]\n"
+	  "                    [--no-invariants] [--max-repeat N] FILE\n"
+	  "Runs every scenario of FILE and prints the state after each statement: the\n"
+	  "folio touched, the node statistics, every process's regions; expect lines\n"
+	  "of another mode are marked 'not checked'.\n"
+	  "exit: 0 nothing failed, 1 a scenario failed, 2 usage or file error.\n" },
+	{ "diff", "usage: foliosim diff [--from MODE] [--to MODE] [--format text|json]\n"
+	  "                     [--max-repeat N] FILE\n"
+	  "Runs every scenario of FILE in two modes (default legacy and rfc; --from base\n"
+	  "isolates what the 13 patches change) and prints after each step the values\n"
+	  "that differ.  --mode does not apply (use --from and --to).\n"
+	  "exit: 0 ran, 1 a scenario could not run in a mode, 2 usage or file error.\n" },
+	{ "report", "usage: foliosim report [--format text|json] [--max-repeat N] FILE...\n"
+	  "Markdown (or JSON): per scenario the values that differ between 6.12, the\n"
+	  "base tree and the RFC, where each difference comes from, and which /proc\n"
+	  "readers drift in which direction.  Runs all three modes: --mode, --from and\n"
+	  "--to do not apply.\n"
+	  "exit: 0 written, 1 a scenario could not run, 2 usage or file error.\n" },
+};
+
+static void print_command_help(const char *cmd)
+{
+	for (size_t i = 0; i < sizeof(command_help) / sizeof(command_help[0]); i++)
+		if (!strcmp(command_help[i].cmd, cmd)) {
+			fputs(command_help[i].text, stdout);
+			return;
+		}
+	fputs(usage, stdout);
+}
 
 /* The mode an option sets: --mode, --from, --to (also as --opt=MODE). */
 static enum fsim_mode *mode_option(const char *a, struct options *o)
@@ -113,10 +157,58 @@ static bool format_allowed(const char *cmd, enum output_format f)
 	return true;
 }
 
-static int parse_options(int argc, char **argv, struct options *o)
+/* --max-repeat N / --max-repeat=N: 0, 1 if @a is not that option, -1
+ * after a message. */
+static int max_repeat_option(int argc, char **argv, int *i, struct options *o)
+{
+	const char *a = argv[*i], *v;
+	char *end;
+
+	if (!strncmp(a, "--max-repeat=", 13))
+		v = a + 13;
+	else if (!strcmp(a, "--max-repeat") && *i + 1 < argc)
+		v = argv[++*i];
+	else if (!strcmp(a, "--max-repeat"))
+		v = "";
+	else
+		return 1;
+	errno = 0;
+	o->max_repeat = strtoull(v, &end, 10);
+	if (!*v || *end || errno || !o->max_repeat) {
+		fprintf(stderr, "foliosim: --max-repeat needs a count >= 1\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* Options that mean nothing to a command are refused, not ignored. */
+static int check_applicable(const char *cmd, const struct options *o)
+{
+	const bool diff = !strcmp(cmd, "diff"), report = !strcmp(cmd, "report");
+
+	if (o->mode_set && (diff || report)) {
+		fprintf(stderr, "foliosim %s: --mode does not apply%s\n", cmd,
+			diff ? " (use --from and --to)" : " (report runs every mode)");
+		return -1;
+	}
+	if ((o->from_set || o->to_set) && !diff) {
+		fprintf(stderr, "foliosim %s: --from and --to are for diff only\n", cmd);
+		return -1;
+	}
+	if (o->no_invariants && (diff || report)) {
+		fprintf(stderr, "foliosim %s: --no-invariants is for check and run only\n",
+			cmd);
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_options(const char *cmd, int argc, char **argv, struct options *o)
 {
 	int i, r;
 
+	o->mode_set = o->from_set = o->to_set = false;
+	o->max_repeat = DEFAULT_MAX_REPEAT;
 	o->mode = FSIM_MODE_RFC;
 	o->from = FSIM_MODE_LEGACY;
 	o->to = FSIM_MODE_RFC;
@@ -142,11 +234,16 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (r < 0)
 				return -1;
 			continue;
+		} else if ((r = max_repeat_option(argc, argv, &i, o)) <= 0) {
+			if (r < 0)
+				return -1;
+			continue;
 		} else if (!strcmp(a, "--no-invariants")) {
 			o->no_invariants = true;
 			continue;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(usage, stdout);
+			print_command_help(cmd);
+			free(o->files);
 			exit(0);
 		} else if (a[0] == '-' && a[1]) {	/* "-" alone: standard input */
 			fprintf(stderr, "foliosim: unknown option '%s'\n", a);
@@ -159,7 +256,35 @@ static int parse_options(int argc, char **argv, struct options *o)
 			fprintf(stderr, "foliosim: unknown mode '%s' (legacy, base or rfc)\n", m);
 			return -1;
 		}
+		o->mode_set |= target == &o->mode;
+		o->from_set |= target == &o->from;
+		o->to_set |= target == &o->to;
 	}
+	return check_applicable(cmd, o);
+}
+
+int check_loaded(const struct options *o, const struct fsim_script *s, char *err,
+		 size_t errlen)
+{
+	size_t i, k;
+
+	if (!fsim_script_count(s)) {
+		snprintf(err, errlen, "%s: no scenario in the file (it is empty or holds "
+			 "only comments; a file starts with 'scenario NAME')",
+			 fsim_script_file(s));
+		return -1;
+	}
+	for (i = 0; i < fsim_script_count(s); i++)
+		for (k = 0; k < fsim_script_statements(s, i); k++) {
+			struct fsim_stmt_op op;
+
+			if (fsim_script_op(s, i, k, &op) || op.repeat <= o->max_repeat)
+				continue;
+			snprintf(err, errlen, "%s:%u: repeat %lu is above the cap of %llu "
+				 "(foliosim --max-repeat N allows more)", fsim_script_file(s),
+				 op.line, op.repeat, o->max_repeat);
+			return -1;
+		}
 	return 0;
 }
 
@@ -177,18 +302,27 @@ struct fsim_script *load_single(const struct options *o, const char *cmd)
 		fprintf(stderr, "foliosim: %s\n", err);
 		return NULL;
 	}
+	if (check_loaded(o, s, err, sizeof(err))) {
+		fprintf(stderr, "foliosim: %s\n", err);
+		fsim_script_free(s);
+		return NULL;
+	}
 	return s;
 }
 
 int main(int argc, char **argv)
 {
 	struct options o;
-	const char *cmd = argc > 1 ? argv[1] : "help";
+	const char *cmd = argc > 1 ? argv[1] : NULL;
 	int ret;
 
+	if (!cmd) {	/* a usage error: the text goes to standard error */
+		fputs(usage, stderr);
+		return 2;
+	}
 	if (!strcmp(cmd, "help") || !strcmp(cmd, "--help") || !strcmp(cmd, "-h")) {
 		fputs(usage, stdout);
-		return argc > 1 ? 0 : 2;
+		return 0;
 	}
 	if (!strcmp(cmd, "version") || !strcmp(cmd, "--version")) {
 		printf("foliosim %s\n", FSIM_VERSION_STRING);
@@ -203,7 +337,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "foliosim: unknown command '%s'\n\n%s", cmd, usage);
 		return 2;
 	}
-	if (parse_options(argc - 2, argv + 2, &o)) {
+	if (parse_options(cmd, argc - 2, argv + 2, &o)) {
 		free(o.files);
 		fprintf(stderr, "try 'foliosim --help'\n");
 		return 2;

@@ -1130,12 +1130,16 @@ int fsim_script_load(const char *path, struct fsim_script **out, char *err,
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return ret;
 	}
+	errno = 0;
 	ret = read_all(f, &buf, &len);
+	if (ret == -EIO && errno)
+		ret = -errno;	/* EISDIR for a directory */
 	if (!std_in)
 		fclose(f);
 	if (ret) {
-		snprintf(err, errlen, "%s: %s", name, ret == -EIO ? "read error"
-								  : "out of memory");
+		snprintf(err, errlen, "%s: %s", name,
+			 ret == -EISDIR ? "is a directory, not a scenario file" :
+			 ret == -ENOMEM ? "out of memory" : strerror(-ret));
 		return ret;
 	}
 	ret = fsim_script_parse(name, buf ? buf : "", len, out);

@@ -310,6 +310,15 @@ int main(int argc, char **argv)
 	struct stat sb;
 	int i = 1;
 
+	if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+		printf("usage: %s FILE|DIR...\n"
+		       "       %s --mutate N [--seed S] FILE|DIR...\n"
+		       "Replays every input file (every regular file of a DIR) through the\n"
+		       "fuzz target, as libFuzzer and AFL++ would; --mutate runs N random\n"
+		       "mutations of them instead.  Exit 0 when nothing crashed, 2 on bad\n"
+		       "usage or an unreadable input.\n", argv[0], argv[0]);
+		return 0;
+	}
 	while (i + 1 < argc && (!strcmp(argv[i], "--mutate") || !strcmp(argv[i], "--seed"))) {
 		if (!strcmp(argv[i], "--mutate"))
 			mutate = parse_count(argv[0], "--mutate", argv[i + 1]);
