@@ -243,6 +243,9 @@ static void page_hash_out_of_step(void **state)
 	fsim_ctx_destroy(w.ctx);
 }
 
+/* legacy_entire_mapcount_equals_pmds was dropped as a check that cannot
+ * fail (pagemapcount.c says why): a corrupted entire_mapcount is caught by
+ * the total, which legacy derives from it. */
 static void legacy_entire_mapcount(void **state)
 {
 	struct world w;
@@ -345,6 +348,87 @@ static void free_time_checks_of_unmapped_folio(void **state)
 	expect_clean(w.ctx);
 	assert_int_equal(fsim_folio_free(w.f), 0);
 	expect_clean(w.ctx);
+	fsim_ctx_destroy(w.ctx);
+}
+
+/* Freeing runs free_page_is_bad()'s checks: a large mapcount left at 0
+ * instead of -1 on an unmapped folio is refused with free_time_checks. */
+static void free_time_checks_of_large_mapcount(void **state)
+{
+	struct fsim_violation v;
+	struct world w;
+
+	(void)state;
+	world_init(&w, FSIM_MODE_RFC);
+	assert_int_equal(fsim_folio_remove_rmap(w.f, w.b, PTE, 0, 16), 0);
+	assert_int_equal(fsim_folio_remove_rmap(w.f, w.a, PMD, 0, 512), 0);
+	atomic_set(&w.f->large_mapcount, 0);
+	memset(&v, 0, sizeof(v));
+	assert_int_equal(folio_free_checks(w.f, &v), -EFAULT);
+	assert_string_equal(v.invariant, "free_time_checks");
+	assert_int_equal(fsim_folio_free(w.f), -EFAULT);	/* and not freed */
+	atomic_set(&w.f->large_mapcount, -1);
+	assert_int_equal(folio_free_checks(w.f, NULL), 0);
+	assert_int_equal(fsim_folio_free(w.f), 0);
+	expect_clean(w.ctx);
+	fsim_ctx_destroy(w.ctx);
+}
+
+/* The oracle's running totals against its segments. */
+static void oracle_totals_out_of_step(void **state)
+{
+	struct world w;
+
+	(void)state;
+	world_init(&w, FSIM_MODE_RFC);
+	w.f->oracle.entries++;
+	expect_folio_violation(w.f, "oracle_totals");
+	w.f->oracle.entries--;
+	w.f->oracle.pages += 3;
+	expect_folio_violation(w.f, "oracle_totals");
+	w.f->oracle.pages -= 3;
+	expect_clean(w.ctx);
+	fsim_ctx_destroy(w.ctx);
+}
+
+/* A 32-bit _mm_ids word is an unsigned long: nothing above bit 31. */
+static void mm_ids_above_32_bits(void **state)
+{
+	struct fsim_arch arch = FSIM_ARCH_X86_64;
+	struct world w;
+	uint64_t word;
+
+	(void)state;
+	arch.bits = 32;
+	assert_int_equal(fsim_ctx_create(FSIM_MODE_RFC, &arch, &w.ctx), 0);
+	assert_int_equal(fsim_mm_create(w.ctx, 0, &w.a), 0);
+	assert_int_equal(fsim_folio_create(w.ctx, 9, FSIM_KIND_ANON, &w.f), 0);
+	assert_int_equal(fsim_folio_add_new_anon_rmap(w.f, w.a, true), 0);
+	expect_clean(w.ctx);
+	word = atomic_load(&w.f->mm_ids);
+	atomic_store(&w.f->mm_ids, word | (1ull << 40));
+	expect_folio_violation(w.f, "mm_ids_fits_32bit");
+	atomic_store(&w.f->mm_ids, word);
+	expect_clean(w.ctx);
+	fsim_ctx_destroy(w.ctx);
+}
+
+/* rfc: with _total_mapped_pages deflated by 512, removing one of B's PTEs
+ * leaves total 15 < 512 and the removal flags the folio, although A's PMD
+ * still maps every page: partially_mapped_flag_justified names it. */
+static void removal_flags_a_folio_mapped_entirely(void **state)
+{
+	struct world w;
+	uint64_t saved;
+
+	(void)state;
+	world_init(&w, FSIM_MODE_RFC);
+	saved = atomic_long_read(&w.f->total_mapped_pages);
+	atomic_long_set(&w.f->total_mapped_pages, saved - 512);
+	assert_int_equal(fsim_folio_remove_rmap(w.f, w.b, PTE, 0, 1), 0);
+	assert_true(fsim_folio_partially_mapped(w.f));
+	atomic_long_set(&w.f->total_mapped_pages, saved - 1);
+	expect_folio_violation(w.f, "partially_mapped_flag_justified");
 	fsim_ctx_destroy(w.ctx);
 }
 
@@ -458,6 +542,10 @@ int main(void)
 		cmocka_unit_test(partially_mapped_without_queue),
 		cmocka_unit_test(oracle_malformed),
 		cmocka_unit_test(free_time_checks_of_unmapped_folio),
+		cmocka_unit_test(free_time_checks_of_large_mapcount),
+		cmocka_unit_test(oracle_totals_out_of_step),
+		cmocka_unit_test(mm_ids_above_32_bits),
+		cmocka_unit_test(removal_flags_a_folio_mapped_entirely),
 		cmocka_unit_test(rfc_removal_that_misses_a_partial_mapping),
 		cmocka_unit_test(legacy_removal_that_misses_a_partial_mapping),
 		cmocka_unit_test(node_stat),
