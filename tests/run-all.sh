@@ -24,7 +24,8 @@ for arg in "$@"; do
 done
 
 # ---- 1. dependencies -------------------------------------------------
-packages=(cmake make gcc clang pkg-config libcmocka-dev liburcu-dev python3 gnuplot-nox)
+packages=(cmake make gcc clang pkg-config libcmocka-dev liburcu-dev python3 gnuplot-nox
+	binutils abigail-tools help2man)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
