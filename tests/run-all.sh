@@ -25,7 +25,7 @@ done
 
 # ---- 1. dependencies -------------------------------------------------
 packages=(cmake make gcc clang pkg-config libcmocka-dev liburcu-dev python3 gnuplot-nox
-	binutils abigail-tools help2man)
+	binutils abigail-tools help2man zip unzip)
 missing=()
 for p in "${packages[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||

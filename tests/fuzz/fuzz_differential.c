@@ -31,12 +31,6 @@
 
 #define FZ_MAX_OPS 48
 
-/* Known bug (tests/scenarios/fuzz-new-anon-twice.scn): see fuzz_rmap.c. */
-#ifdef FZ_HUNT_KNOWN_BUGS
-#define FZ_AVOID_RENEW_ANON 0
-#else
-#define FZ_AVOID_RENEW_ANON 1
-#endif
 #define FZ_SHADOW 32
 
 enum { L = 0, R = 1 };	/* index of the legacy and the rfc context */
@@ -52,7 +46,6 @@ struct fz_pair {
 	struct fz_mapping m[FZ_SHADOW];	/* mappings made, while exact */
 	unsigned int n;
 	bool exact;
-	bool was_mapped;	/* see FZ_AVOID_RENEW_ANON in fuzz_rmap.c */
 };
 
 struct fz_state {
@@ -340,7 +333,6 @@ static void pick_range(struct fz_state *st, const struct fsim_folio *f,
 
 static void shadow_add(struct fz_pair *p, unsigned int mm, const struct fz_call *c)
 {
-	p->was_mapped = true;
 	if (p->n < FZ_SHADOW)
 		p->m[p->n++] = (struct fz_mapping){ mm, c->level, c->page, c->nr };
 }
@@ -364,7 +356,6 @@ static void op_folio_create(struct fz_state *st)
 			fz_die("folio_create", "refused a valid folio");
 	st->folio[i].n = 0;
 	st->folio[i].exact = true;
-	st->folio[i].was_mapped = false;
 	st->op = "folio_create";
 	after_step(st);
 }
@@ -396,8 +387,8 @@ static void op_map(struct fz_state *st, int kind)
 	fl = st->folio[f].f[L];
 	if (kind == C_NEW_ANON) {
 		/* 6.12 cannot map a folio above the PMD order as new anon. */
-		if (fsim_folio_order(fl) > st->arch->pmd_order ||
-		    (FZ_AVOID_RENEW_ANON && st->folio[f].was_mapped))
+		/* (a folio mapped before is refused by both: compared too) */
+		if (fsim_folio_order(fl) > st->arch->pmd_order)
 			return;
 		c.level = fsim_folio_order(fl) == st->arch->pmd_order ?
 			  FSIM_LEVEL_PMD : FSIM_LEVEL_PTE;

@@ -22,18 +22,6 @@
 
 #define FZ_MAX_OPS 64
 
-/*
- * Known library bug, reported with tests/scenarios/fuzz-new-anon-twice.scn:
- * new-anon of a folio that was mapped and fully unmapped again is accepted
- * and counts MTHP_STAT_NR_ANON twice.  Until it is fixed the harness does
- * not make that call (else every campaign stops at it); build with
- * -DFZ_HUNT_KNOWN_BUGS to make it again.
- */
-#ifdef FZ_HUNT_KNOWN_BUGS
-#define FZ_AVOID_RENEW_ANON 0
-#else
-#define FZ_AVOID_RENEW_ANON 1
-#endif
 #define FZ_SHADOW 32
 
 struct fz_mapping {
@@ -47,7 +35,6 @@ struct fz_shadow {
 	struct fz_mapping m[FZ_SHADOW];
 	unsigned int n;
 	bool exact;	/* false once a raw removal may have cut into them */
-	bool was_mapped;	/* a call ever mapped it: no longer "new" */
 };
 
 struct fz_state {
@@ -128,7 +115,6 @@ static int pick_mm(struct fz_state *st)
 static void shadow_add(struct fz_shadow *sh, unsigned int mm, enum fsim_level level,
 		       unsigned long page, unsigned long nr)
 {
-	sh->was_mapped = true;
 	if (sh->n < FZ_SHADOW)
 		sh->m[sh->n++] = (struct fz_mapping){ mm, level, page, nr };
 }
@@ -199,9 +185,9 @@ static void op_mm_create(struct fz_state *st)
 
 	if (st->mms[i])
 		return;
-	/* Mostly the IDA's choice; sometimes a fixed or taken id, and rarely
-	 * MM_ID_MAX or MM_ID_MAX + 1.  Rarely because the model's IDA is a
-	 * flat bitmap: id 2^31-1 costs a 256 MiB allocation (reported). */
+	/* Mostly the IDA's choice; sometimes a fixed or taken id, and now
+	 * and then MM_ID_MAX or MM_ID_MAX + 1 (ids from 2^20 up live in the
+	 * IDA's sorted sparse array: cheap). */
 	if (fdp_chance(&st->in, 1, 4))
 		id = fdp_u32_range(&st->in, 1, 8);
 	if (fdp_chance(&st->in, 1, st->arch->bits == 64 ? 256 : 8))
@@ -234,7 +220,10 @@ static void op_new_anon(struct fz_state *st)
 	bool excl = fdp_bool(&st->in);
 	int err;
 
-	if (f < 0 || m < 0 || (FZ_AVOID_RENEW_ANON && st->sh[f].was_mapped))
+	/* Also on a folio that was mapped before: the library refuses that
+	 * (tests/scenarios/fuzz-new-anon-twice.scn), and after_call() checks
+	 * the refusal changed nothing. */
+	if (f < 0 || m < 0)
 		return;
 	before_call(st);
 	err = fsim_folio_add_new_anon_rmap(st->folios[f], st->mms[m], excl);

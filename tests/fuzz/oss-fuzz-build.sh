@@ -33,5 +33,8 @@ for target in fuzz_rmap fuzz_scenario fuzz_differential; do
 		$LIB_FUZZING_ENGINE "$work/libfoliosim.a"
 	rm -f "$OUT/${target}_seed_corpus.zip"
 	(cd "$top/tests/fuzz/corpus/$target" && zip -q -r "$OUT/${target}_seed_corpus.zip" .)
+	# libFuzzer's limits (and the dictionary) travel with the target
+	cp "$top/tests/fuzz/$target.options" "$OUT/"
+	[ ! -f "$top/tests/fuzz/$target.dict" ] || cp "$top/tests/fuzz/$target.dict" "$OUT/"
 done
 echo "oss-fuzz-build: $(ls "$OUT")"
