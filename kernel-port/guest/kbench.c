@@ -13,6 +13,16 @@
  *   cow-mthp            after fork, write one byte to every 64 KiB mTHP of
  *                       128 MiB (a COW fault each)
  *   munmap-shared-thp   munmap of 64 MiB of PMD THP that a child also maps
+ *   detect-dontneed-{on,off}  the detect part (issue 16): 32 THPs shared
+ *                       with a child that dropped their upper halves;
+ *                       MADV_DONTNEED of the same halves in the parent (the
+ *                       removals that queue candidates), with the part's
+ *                       switch (transparent_hugepage/detect_partially_mapped)
+ *                       on and off
+ *   detect-scan-{on,off}  then "echo 2 > drop_caches" (the deferred split
+ *                       shrinker among the others): with the part it walks
+ *                       and splits the 32 folios; per folio: the difference
+ *                       divided by 32.  Skipped on kernels without the part.
  *
  * Each is repeated --reps times (default 15); one line per benchmark:
  *   kbench: NAME reps=N median_us=M min_us=L max_us=H large=F
@@ -347,6 +357,76 @@ static void bench_munmap_shared_thp(void)
 	report("munmap-shared-thp", t, reps, large);
 }
 
+#define DETECT_KNOB THP "/detect_partially_mapped"
+
+/* A child that drops the upper half of every THP of [a, a + len), then
+ * says so on @ready and waits for @release. */
+static pid_t fork_unmapping_child(char *a, size_t len, int *release)
+{
+	int go[2], back[2];
+	pid_t pid;
+	char c = 0;
+
+	if (pipe(go) || pipe(back))
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (!pid) {
+		close(go[1]);
+		close(back[0]);
+		for (size_t off = 0; off < len; off += PMD_SIZE)
+			madvise(a + off + PMD_SIZE / 2, PMD_SIZE / 2, MADV_DONTNEED);
+		if (write(back[1], &c, 1) != 1 || read(go[0], &c, 1) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(go[0]);
+	close(back[1]);
+	if (read(back[0], &c, 1) != 1)
+		die("child");
+	close(back[0]);
+	*release = go[1];
+	return pid;
+}
+
+/* Example (A) of 01/13 on 32 THPs, with the detect part on or off. */
+static void bench_detect(bool on)
+{
+	const size_t len = 64 * MIB;
+	double td[MAX_REPS], ts[MAX_REPS], large = 0;
+	char name[32];
+	unsigned int i;
+
+	if (!write_file(DETECT_KNOB, on ? "1" : "0")) {
+		printf("kbench: detect-%s skipped: no %s (a kernel without the detect part)\n",
+		       on ? "on" : "off", DETECT_KNOB);
+		return;
+	}
+	set_thp("always", "never");
+	for (i = 0; i < reps; i++) {
+		char *a = map_thp(len, 4096, &large);
+		int release;
+		pid_t pid = fork_unmapping_child(a, len, &release);
+		double t0 = now_us();
+
+		for (size_t off = 0; off < len; off += PMD_SIZE)
+			madvise(a + off + PMD_SIZE / 2, PMD_SIZE / 2, MADV_DONTNEED);
+		td[i] = now_us() - t0;
+		t0 = now_us();
+		if (!write_file("/proc/sys/vm/drop_caches", "2"))
+			die("drop_caches");
+		ts[i] = now_us() - t0;
+		release_child(pid, release);
+		munmap(a, len);
+	}
+	snprintf(name, sizeof(name), "detect-dontneed-%s", on ? "on" : "off");
+	report(name, td, reps, large);
+	snprintf(name, sizeof(name), "detect-scan-%s", on ? "on" : "off");
+	report(name, ts, reps, large);
+	write_file(DETECT_KNOB, "1");
+}
+
 int main(int argc, char **argv)
 {
 	bool clock_check = true;
@@ -391,6 +471,10 @@ int main(int argc, char **argv)
 	bench_dontneed_half_mthp();
 	bench_cow_mthp();
 	bench_munmap_shared_thp();
+	if (knobs) {
+		bench_detect(false);
+		bench_detect(true);
+	}
 	printf("kbench: done\n");
 	return 0;
 }
