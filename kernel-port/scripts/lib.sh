@@ -21,6 +21,48 @@ log()  { printf '[%s %s] %s\n' "$KP_PROG" "$(date +%H:%M:%S)" "$*" >&2; }
 warn() { printf '[%s] WARNING: %s\n' "$KP_PROG" "$*" >&2; }
 die()  { printf '[%s] ERROR: %s\n' "$KP_PROG" "$*" >&2; exit 1; }
 
+# Background children (QEMU, make) are stopped when the script ends, on
+# an error or on Ctrl-C: in a script without job control they ignore
+# SIGINT and would otherwise run on.  kp_track PID registers one.
+KP_CHILDREN=()
+kp_track() { KP_CHILDREN+=("$1"); }
+kp_stop_children() {
+    local p
+    for p in "${KP_CHILDREN[@]}"; do
+        kill -TERM "$p" 2>/dev/null || true
+    done
+    KP_CHILDREN=()
+}
+KP_EXIT_HOOKS=()
+kp_on_exit() { KP_EXIT_HOOKS+=("$1"); }   # another command for the EXIT trap
+kp_exit() {
+    local h
+    kp_stop_children
+    for h in "${KP_EXIT_HOOKS[@]}"; do eval "$h"; done
+}
+trap kp_exit EXIT
+trap 'log "interrupted: stopping"; exit 130' INT
+trap 'exit 143' TERM
+
+# One kernel-port script at a time per build root: two runs would race on
+# the rm -rf of a build directory and on fixed temporary names.  The first
+# script takes an exclusive flock on $KBUILD_ROOT/.lock (waiting, and
+# saying so, while another holds it); the scripts it runs inherit the lock
+# through KP_ROOT_LOCKED.  Scripts that only read set KP_NO_ROOT_LOCK=1
+# before sourcing this file.
+kp_lock_build_root() {
+    [ "${KP_ROOT_LOCKED:-}" = "$KBUILD_ROOT" ] && return 0
+    command -v flock > /dev/null || { warn "flock not found: the build root is not locked"; return 0; }
+    mkdir -p "$KBUILD_ROOT"
+    exec 7> "$KBUILD_ROOT/.lock"
+    if ! flock -n 7; then
+        log "another kernel-port script is using $KBUILD_ROOT; waiting for it"
+        flock 7
+    fi
+    export KP_ROOT_LOCKED="$KBUILD_ROOT"
+}
+[ "${KP_NO_ROOT_LOCK:-0}" = 1 ] || kp_lock_build_root
+
 # ensure_pkgs PKG... : install the Debian packages that are not installed yet.
 # Runs 'apt-get update' at most once per process, and only when something is
 # actually missing.
