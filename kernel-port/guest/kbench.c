@@ -60,6 +60,12 @@
 
 static unsigned int reps = 15;
 static bool knobs = true;
+static const char *only;	/* --only PREFIX: the benchmarks named so */
+
+static bool wanted(const char *name)
+{
+	return !only || !strncmp(name, only, strlen(only));
+}
 
 static double now_us(void)
 {
@@ -437,13 +443,16 @@ int main(int argc, char **argv)
 			i++;	/* the init passes the model's mode; not ours */
 		} else if (!strcmp(argv[i], "--reps") && i + 1 < argc) {
 			reps = (unsigned int)strtoul(argv[++i], NULL, 10);
+		} else if (!strcmp(argv[i], "--only") && i + 1 < argc) {
+			only = argv[++i];
 		} else if (!strcmp(argv[i], "--no-knobs")) {
 			knobs = false;
 		} else if (!strcmp(argv[i], "--no-clock-check")) {
 			clock_check = false;
 		} else if (!strcmp(argv[i], "--help")) {
-			printf("usage: kbench [--reps N (1..%d, default 15)] [--no-knobs] "
-			       "[--no-clock-check]\n"
+			printf("usage: kbench [--reps N (1..%d, default 15)] [--only PREFIX] "
+			       "[--no-knobs] [--no-clock-check]\n"
+			       "  --only PREFIX: only the benchmarks whose name starts so\n"
 			       "  the guest program of kernel-port/scripts/run-bench; outside\n"
 			       "  the guest only with --no-knobs --no-clock-check (a smoke test)\n",
 			       MAX_REPS);
@@ -465,13 +474,19 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (clock_check)
 		check_clock();
-	bench_fork("fork-mthp64k", false);
-	bench_fork("fork-thp", true);
-	bench_thp_fault_munmap();
-	bench_dontneed_half_mthp();
-	bench_cow_mthp();
-	bench_munmap_shared_thp();
-	if (knobs) {
+	if (wanted("fork-mthp64k"))
+		bench_fork("fork-mthp64k", false);
+	if (wanted("fork-thp"))
+		bench_fork("fork-thp", true);
+	if (wanted("thp-fault-munmap"))
+		bench_thp_fault_munmap();
+	if (wanted("dontneed-half-mthp"))
+		bench_dontneed_half_mthp();
+	if (wanted("cow-mthp"))
+		bench_cow_mthp();
+	if (wanted("munmap-shared-thp"))
+		bench_munmap_shared_thp();
+	if (knobs && wanted("detect")) {
 		bench_detect(false);
 		bench_detect(true);
 	}
