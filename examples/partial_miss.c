@@ -180,7 +180,8 @@ static void sample(struct world *w, bool detect, struct tally *t)
 
 	for (i = 0; i < w->nproc; i++)
 		fsim_process_region_folios(w->proc[i], HEAP, collect, &s);
-	qsort(s.f, s.n, sizeof(*s.f), by_address);
+	if (s.n > 1)	/* (qsort() of no array: s.f is NULL then) */
+		qsort(s.f, s.n, sizeof(*s.f), by_address);
 	t->samples++;
 	for (i = 0; i < s.n; i++) {
 		struct fsim_folio *f = s.f[i];
