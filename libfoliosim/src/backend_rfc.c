@@ -114,14 +114,13 @@ static bool folio_certainly_partially_mapped(const struct fsim_folio *f)
  * The detect part (detect/0001): a removal that leaves an anon folio
  * mapped and maybe mapped shared, not certainly partially mapped, queues
  * it unflagged as a candidate for deferred_split_scan() to walk
- * (detect.c).  Order 2..PMD order: the kernel's walk keeps a bitmap of
- * at most MAX_PTRS_PER_PTE bits.  Here rather than in detect.c so that
- * the back end calls nothing above it.
+ * (detect.c).  Here rather than in detect.c so that the back end calls
+ * nothing above it.
  */
 static void detect_queue_candidate(struct fsim_folio *f)
 {
-	if (!folio_test_anon(f) || f->order <= 1 || f->order > f->ctx->arch.pmd_order ||
-	    atomic_load(&f->partially_mapped) || !atomic_long_read(&f->total_mapped_pages))
+	if (!detect_eligible(f) || atomic_load(&f->partially_mapped) ||
+	    !atomic_long_read(&f->total_mapped_pages))
 		return;
 	/* folio_maybe_mapped_shared() of a large folio */
 	if (folio_mapcount(f) <= 1 || !mm_ids_maybe_mapped_shared(f))

@@ -16,13 +16,6 @@
 
 #include "internal.h"
 
-/* The bitmap of the walk is on the stack: at most HPAGE_PMD_NR bits. */
-static bool detect_eligible(const struct fsim_folio *f)
-{
-	return folio_test_anon(f) && !f->hugetlb && f->order > 1 &&
-	       f->order <= f->ctx->arch.pmd_order;
-}
-
 /*
  * folio_walk_mapped_pages() of the detect part: the number of pages some
  * page table maps, counted by rmap_walk() over every VMA.  The model reads
@@ -99,18 +92,6 @@ static int queued_folios(struct fsim_ctx *ctx, struct fsim_folio ***out, size_t 
 	return 0;
 }
 
-static void dequeue(struct fsim_folio *f)
-{
-	struct fsim_ctx *ctx = f->ctx;
-
-	fsim_spin_lock(&ctx->list_lock);
-	if (f->on_deferred_list && !atomic_load(&f->partially_mapped)) {
-		f->on_deferred_list = false;
-		ctx->deferred_len--;
-	}
-	fsim_spin_unlock(&ctx->list_lock);
-}
-
 /*
  * deferred_split_scan() of mm/huge_memory.c (6.12), over the whole queue,
  * with the detect part's walk of unflagged candidates.  6.12 drops an
@@ -131,7 +112,7 @@ int fsim_ctx_deferred_split_scan(struct fsim_ctx *ctx, struct fsim_split_scan *o
 	if (err)
 		return err;
 	res.queued = n;
-	for (i = 0; i < n && !err; i++) {
+	for (i = 0; i < n; i++) {
 		struct fsim_folio *f = v[i];
 		unsigned long freed = 0;
 		int got;
@@ -149,7 +130,7 @@ int fsim_ctx_deferred_split_scan(struct fsim_ctx *ctx, struct fsim_split_scan *o
 			res.detected += (size_t)got;
 		}
 		if (!atomic_load(&f->partially_mapped)) {
-			dequeue(f);
+			folio_unqueue_deferred_split(f);	/* list_del_init() */
 			continue;
 		}
 		if (!ctx->split_folio || fsim_folio_maybe_dma_pinned(f))

@@ -281,6 +281,15 @@ static inline bool folio_test_anon(const struct fsim_folio *f)
 	return f->kind == FSIM_KIND_ANON;
 }
 
+/* A folio the detect part may queue and walk: anonymous, order 2 (the
+ * deferred list) up to the PMD order (the kernel's walk keeps a bitmap of
+ * at most MAX_PTRS_PER_PTE bits on the stack); hugetlb folios never. */
+static inline bool detect_eligible(const struct fsim_folio *f)
+{
+	return folio_test_anon(f) && !f->hugetlb && f->order > 1 &&
+	       f->order <= f->ctx->arch.pmd_order;
+}
+
 /* The accounting rules of the folio's kernel (backend.h). */
 static inline const struct fsim_backend *folio_ops(const struct fsim_folio *f)
 {
