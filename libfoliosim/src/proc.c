@@ -48,9 +48,14 @@ static bool entry_exists(const struct fsim_folio *f, enum fsim_level level,
 	bool found = false;
 
 	fsim_spin_lock(&mf->oracle_lock);
-	for (size_t i = 0; i < f->oracle.n && !found; i++)
-		found = oracle_covers(&f->oracle, oracle_seg_at(&f->oracle, i)->mm_id,
-				      level, page, nr, 1);
+	for (size_t i = 0; i < f->oracle.n && !found; i++) {
+		const unsigned int id = oracle_seg_at(&f->oracle, i)->mm_id;
+
+		/* the segments of one mm are consecutive: ask once per mm */
+		if (i && oracle_seg_at(&f->oracle, i - 1)->mm_id == id)
+			continue;
+		found = oracle_covers(&f->oracle, id, level, page, nr, 1);
+	}
 	fsim_spin_unlock(&mf->oracle_lock);
 	return found;
 }
@@ -81,11 +86,11 @@ int fsim_smaps_account(const struct fsim_folio *f, enum fsim_level level,
 		       unsigned long page, bool dirty, struct fsim_smaps *mss)
 {
 	int err = check_smaps_entry(f, level, page, mss);
-	const unsigned long nr = err ? 0 : 1ul << level_order(&f->ctx->arch, level);
-	const uint64_t size = err ? 0 : (uint64_t)nr << f->ctx->arch.page_shift;
+	uint64_t size;
 
 	if (err)
 		return err;
+	size = (uint64_t)1 << (level_order(&f->ctx->arch, level) + f->ctx->arch.page_shift);
 
 	if (f->hugetlb) {	/* smaps_hugetlb_range() */
 		if (fsim_folio_maybe_mapped_shared(f))
