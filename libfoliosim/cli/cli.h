@@ -19,6 +19,7 @@ struct options {
 	enum fsim_mode from, to;	/* diff */
 	bool mode_set, from_set, to_set;
 	bool no_invariants;
+	bool progress, progress_set;	/* --no-progress: check and run */
 	enum output_format format;
 	unsigned long long max_repeat;
 	int nfiles;
@@ -27,6 +28,8 @@ struct options {
 
 /* The one scenario file of `run` and `diff`; NULL after a message. */
 struct fsim_script *load_single(const struct options *o, const char *cmd);
+/* "FILE: no scenario in the file (...)" in @err; -1. */
+int no_scenario_error(const char *file, char *err, size_t errlen);
 /* A loaded file the commands accept: at least one scenario, no `repeat`
  * above o->max_repeat.  0, or -1 with the reason in @err. */
 int check_loaded(const struct options *o, const struct fsim_script *s, char *err,

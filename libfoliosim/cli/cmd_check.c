@@ -5,48 +5,92 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "json.h"
+#include "progress.h"
 
 static const char *const outcome_names[] = { "pass", "fail", "skip" };
 
-/* Every file of the command line, loaded before anything runs: TAP's plan
- * line counts the scenarios first.  A file that cannot be read is one
- * failed test whose message is in errs[i]. */
+/* Every file of the command line is read before anything runs: TAP's plan
+ * line counts the scenarios first, and a file that is refused (unreadable,
+ * empty, a repeat above the cap) runs none of its scenarios.  A regular
+ * file is read twice, one scenario at a time (fsim_script_reader), so that
+ * memory follows the largest scenario, not the file; standard input and
+ * pipes are held whole (s[i]).  A refused file is one failed test whose
+ * message is in errs[i]. */
 struct loaded {
 	struct fsim_script **s;
+	bool *streamed;
 	char (*errs)[512];
 	size_t tests;
 	int file_errors;	/* files not read, empty, or over the repeat cap */
 };
+
+static bool is_regular_file(const char *path)
+{
+	struct stat st;
+
+	return strcmp(path, "-") && !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* The first pass over a regular file: its scenarios counted and checked. */
+static int survey(const struct options *o, const char *path, size_t *count,
+		  char *err, size_t errlen)
+{
+	struct fsim_script_reader *r = NULL;
+	struct fsim_script *s;
+	int ret = fsim_script_reader_open(path, &r, err, errlen);
+
+	while (!ret && !(ret = fsim_script_reader_next(r, &s, err, errlen)) && s) {
+		ret = check_loaded(o, s, err, errlen);
+		fsim_script_free(s);
+	}
+	if (!ret && !fsim_script_reader_count(r))
+		ret = no_scenario_error(path, err, errlen);
+	*count = fsim_script_reader_count(r);
+	fsim_script_reader_close(r);
+	return ret;
+}
+
+static int load_one(const struct options *o, struct loaded *l, int i)
+{
+	const char *path = o->files[i];
+	size_t count = 0;
+
+	if (is_regular_file(path)) {
+		l->streamed[i] = !survey(o, path, &count, l->errs[i], sizeof(l->errs[0]));
+		return l->streamed[i] ? (l->tests += count, 0) : -1;
+	}
+	if (fsim_script_load(path, &l->s[i], l->errs[i], sizeof(l->errs[0])))
+		return -1;
+	if (check_loaded(o, l->s[i], l->errs[i], sizeof(l->errs[0]))) {
+		fsim_script_free(l->s[i]);
+		l->s[i] = NULL;
+		return -1;
+	}
+	l->tests += fsim_script_count(l->s[i]);
+	return 0;
+}
 
 static int load_all(const struct options *o, struct loaded *l)
 {
 	int i;
 
 	l->s = calloc((size_t)o->nfiles, sizeof(*l->s));
+	l->streamed = calloc((size_t)o->nfiles, sizeof(*l->streamed));
 	l->errs = calloc((size_t)o->nfiles, sizeof(*l->errs));
 	l->tests = 0;
 	l->file_errors = 0;
-	if (!l->s || !l->errs)
+	if (!l->s || !l->streamed || !l->errs)
 		return -1;
 	for (i = 0; i < o->nfiles; i++) {
-		bool loaded = !fsim_script_load(o->files[i], &l->s[i], l->errs[i],
-						sizeof(l->errs[0]));
-
-		if (loaded && check_loaded(o, l->s[i], l->errs[i], sizeof(l->errs[0]))) {
-			fsim_script_free(l->s[i]);
-			loaded = false;
-		}
-		if (!loaded) {
-			l->s[i] = NULL;
-			l->tests++;
-			l->file_errors++;
-			fprintf(stderr, "foliosim: %s\n", l->errs[i]);
-		} else {
-			l->tests += fsim_script_count(l->s[i]);
-		}
+		if (!load_one(o, l, i))
+			continue;
+		l->tests++;
+		l->file_errors++;
+		fprintf(stderr, "foliosim: %s\n", l->errs[i]);
 	}
 	return 0;
 }
@@ -58,6 +102,7 @@ static void free_all(const struct options *o, struct loaded *l)
 	for (i = 0; l->s && i < o->nfiles; i++)
 		fsim_script_free(l->s[i]);
 	free(l->s);
+	free(l->streamed);
 	free(l->errs);
 }
 
@@ -112,10 +157,55 @@ static void print_totals(const struct options *o, unsigned long passed,
 	}
 }
 
+struct tally {
+	unsigned long passed, failed, skipped, n;
+};
+
+/* Runs and prints every scenario of @s. */
+static void check_script(const struct options *o, struct progress *prog,
+			 const struct fsim_script *s, struct tally *t)
+{
+	struct fsim_run_options ro = { o->mode, NULL, o->no_invariants };
+	size_t k;
+
+	for (k = 0; k < fsim_script_count(s); k++) {
+		struct fsim_result res;
+
+		progress_begin(prog, fsim_script_file(s), fsim_script_name(s, k));
+		fsim_script_run_progress(s, k, &ro, progress_report, prog, &res);
+		progress_end(prog);
+		print_result(o, fsim_script_file(s), fsim_script_name(s, k),
+			     fsim_script_line(s, k), (int)res.outcome, res.message, ++t->n);
+		t->passed += res.outcome == FSIM_PASS;
+		t->failed += res.outcome == FSIM_FAIL;
+		t->skipped += res.outcome == FSIM_SKIP;
+	}
+}
+
+/* The second pass over a regular file: each scenario parsed, run, freed. */
+static void check_streamed(const struct options *o, struct progress *prog,
+			   const char *path, struct tally *t)
+{
+	struct fsim_script_reader *r = NULL;
+	struct fsim_script *s;
+	char err[512];
+	int ret = fsim_script_reader_open(path, &r, err, sizeof(err));
+
+	while (!ret && !(ret = fsim_script_reader_next(r, &s, err, sizeof(err))) && s) {
+		check_script(o, prog, s, t);
+		fsim_script_free(s);
+	}
+	if (ret) {	/* it could be read a moment ago */
+		print_result(o, path, path, 0, FSIM_FAIL, err, ++t->n);
+		t->failed++;
+	}
+	fsim_script_reader_close(r);
+}
+
 int cmd_check(struct options *o)
 {
-	unsigned long passed = 0, failed = 0, skipped = 0, n = 0;
-	struct fsim_run_options ro = { o->mode, NULL, o->no_invariants };
+	struct tally t = { 0, 0, 0, 0 };
+	struct progress prog;
 	struct loaded l;
 	int i;
 
@@ -128,33 +218,24 @@ int cmd_check(struct options *o)
 		fprintf(stderr, "foliosim check: out of memory\n");
 		return 2;
 	}
+	progress_init(&prog, o->progress);
 	if (o->format == FORMAT_TAP)
 		printf("TAP version 13\n1..%zu\n", l.tests);
 	if (o->format == FORMAT_JSON)
 		printf("{\n  \"mode\":\"%s\",\n  \"scenarios\":[", fsim_mode_name(o->mode));
 	for (i = 0; i < o->nfiles; i++) {
-		size_t k;
-
-		if (!l.s[i]) {
-			print_result(o, o->files[i], o->files[i], 0, FSIM_FAIL, l.errs[i], ++n);
-			failed++;
-			continue;
-		}
-		for (k = 0; k < fsim_script_count(l.s[i]); k++) {
-			struct fsim_result res;
-
-			fsim_script_run(l.s[i], k, &ro, &res);
-			print_result(o, fsim_script_file(l.s[i]), fsim_script_name(l.s[i], k),
-				     fsim_script_line(l.s[i], k), (int)res.outcome, res.message,
-				     ++n);
-			passed += res.outcome == FSIM_PASS;
-			failed += res.outcome == FSIM_FAIL;
-			skipped += res.outcome == FSIM_SKIP;
+		if (l.streamed[i]) {
+			check_streamed(o, &prog, o->files[i], &t);
+		} else if (l.s[i]) {
+			check_script(o, &prog, l.s[i], &t);
+		} else {
+			print_result(o, o->files[i], o->files[i], 0, FSIM_FAIL, l.errs[i], ++t.n);
+			t.failed++;
 		}
 	}
-	print_totals(o, passed, failed, skipped);
+	print_totals(o, t.passed, t.failed, t.skipped);
 	free_all(o, &l);
-	return l.file_errors ? 2 : failed ? 1 : 0;
+	return l.file_errors ? 2 : t.failed ? 1 : 0;
 }
 
 /* The trace of one scenario as a JSON array of its lines. */
@@ -209,11 +290,13 @@ int cmd_run(struct options *o)
 {
 	struct fsim_run_options ro = { o->mode, stdout, o->no_invariants };
 	struct fsim_script *s = load_single(o, "run");
+	struct progress prog;
 	size_t k;
 	int status = 0, r;
 
 	if (!s)
 		return 2;
+	progress_init(&prog, o->progress);
 	if (o->format == FORMAT_JSON) {
 		printf("{\n  \"mode\":\"%s\",\n  ", fsim_mode_name(o->mode));
 		json_kv_str(stdout, "file", fsim_script_file(s));
@@ -232,7 +315,9 @@ int cmd_run(struct options *o)
 			status |= r;
 			continue;
 		}
-		fsim_script_run(s, k, &ro, &res);
+		progress_begin(&prog, fsim_script_file(s), fsim_script_name(s, k));
+		fsim_script_run_progress(s, k, &ro, progress_report, &prog, &res);
+		progress_end(&prog);
 		if (res.outcome == FSIM_PASS) {
 			printf("=> ok %s\n\n", fsim_script_name(s, k));
 		} else if (res.outcome == FSIM_SKIP) {

@@ -26,8 +26,8 @@ _foliosim()
 		return ;;
 	esac
 	case $cmd in
-	check)	opts="--mode --format --tap --no-invariants --max-repeat --help" ;;
-	run)	opts="--mode --format --no-invariants --max-repeat --help" ;;
+	check)	opts="--mode --format --tap --no-invariants --max-repeat --no-progress --help" ;;
+	run)	opts="--mode --format --no-invariants --max-repeat --no-progress --help" ;;
 	diff)	opts="--from --to --format --max-repeat --help" ;;
 	report)	opts="--format --max-repeat --help" ;;
 	kunit-gen) opts="-o --output --help" ;;

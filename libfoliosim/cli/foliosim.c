@@ -54,6 +54,9 @@ static const char usage[] =
 "                       FILE:LINE reason, # SKIP)\n"
 "  --max-repeat N       check, run, diff, report: allow 'repeat' counts up to N\n"
 "                       (default 10000000; a larger count is refused at its line)\n"
+"  --no-progress        check, run: no progress lines on standard error (by\n"
+"                       default a scenario running longer than 3 s reports its\n"
+"                       line and calls: every second on a terminal, else every 10 s)\n"
 "\n"
 "FILE may be - (standard input, named <stdin> in messages).\n"
 "The scenario language is described in docs/scenario-format.md.\n"
@@ -67,13 +70,16 @@ static const struct {
 	const char *cmd, *text;
 } command_help[] = {
 	{ "check", "usage: foliosim check [--mode legacy|base|rfc] [--format text|json|tap]\n"
-	  "                      [--tap] [--no-invariants] [--max-repeat N] FILE...\n"
+	  "                      [--tap] [--no-invariants] [--max-repeat N] [--no-progress]\n"
+	  "                      FILE...\n"
 	  "Runs every scenario of every FILE in one mode (default rfc): one line per\n"
 	  "scenario (ok, FAIL with FILE:LINE and the reason, skip with the reason), then\n"
-	  "'N passed, M failed[, K skipped]'.\n"
+	  "'N passed, M failed[, K skipped]'.  A file is read one scenario at a time\n"
+	  "(standard input and pipes whole); a scenario running longer than 3 s reports\n"
+	  "its progress on standard error (--no-progress: not).\n"
 	  "exit: 0 nothing failed, 1 a scenario failed, 2 usage or file error.\n" },
 	{ "run", "usage: foliosim run [--mode legacy|base|rfc] [--format text|json]\n"
-	  "                    [--no-invariants] [--max-repeat N] FILE\n"
+	  "                    [--no-invariants] [--max-repeat N] [--no-progress] FILE\n"
 	  "Runs every scenario of FILE and prints the state after each statement: the\n"
 	  "folio touched, the node statistics, every process's regions; expect lines\n"
 	  "of another mode are marked 'not checked'.\n"
@@ -195,6 +201,10 @@ static int check_applicable(const char *cmd, const struct options *o)
 		fprintf(stderr, "foliosim %s: --from and --to are for diff only\n", cmd);
 		return -1;
 	}
+	if (o->progress_set && (diff || report)) {
+		fprintf(stderr, "foliosim %s: --no-progress is for check and run only\n", cmd);
+		return -1;
+	}
 	if (o->no_invariants && (diff || report)) {
 		fprintf(stderr, "foliosim %s: --no-invariants is for check and run only\n",
 			cmd);
@@ -213,6 +223,8 @@ static int parse_options(const char *cmd, int argc, char **argv, struct options 
 	o->from = FSIM_MODE_LEGACY;
 	o->to = FSIM_MODE_RFC;
 	o->no_invariants = false;
+	o->progress = true;
+	o->progress_set = false;
 	o->format = FORMAT_TEXT;
 	o->nfiles = 0;
 	o->files = calloc((size_t)argc, sizeof(*o->files));
@@ -241,6 +253,10 @@ static int parse_options(const char *cmd, int argc, char **argv, struct options 
 		} else if (!strcmp(a, "--no-invariants")) {
 			o->no_invariants = true;
 			continue;
+		} else if (!strcmp(a, "--no-progress")) {
+			o->progress = false;
+			o->progress_set = true;
+			continue;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			print_command_help(cmd);
 			free(o->files);
@@ -263,17 +279,20 @@ static int parse_options(const char *cmd, int argc, char **argv, struct options 
 	return check_applicable(cmd, o);
 }
 
+int no_scenario_error(const char *file, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s: no scenario in the file (it is empty or holds "
+		 "only comments; a file starts with 'scenario NAME')", file);
+	return -1;
+}
+
 int check_loaded(const struct options *o, const struct fsim_script *s, char *err,
 		 size_t errlen)
 {
 	size_t i, k;
 
-	if (!fsim_script_count(s)) {
-		snprintf(err, errlen, "%s: no scenario in the file (it is empty or holds "
-			 "only comments; a file starts with 'scenario NAME')",
-			 fsim_script_file(s));
-		return -1;
-	}
+	if (!fsim_script_count(s))
+		return no_scenario_error(fsim_script_file(s), err, errlen);
 	for (i = 0; i < fsim_script_count(s); i++)
 		for (k = 0; k < fsim_script_statements(s, i); k++) {
 			struct fsim_stmt_op op;

@@ -35,6 +35,10 @@ struct run {
 	struct fsim_result *res;
 	const struct stmt *st;
 	bool skip_expects;	/* foliosim diff: expectations are per mode */
+	/* fsim_script_run_progress(): called every FSIM_PROGRESS_CALLS calls */
+	fsim_progress_fn progress;
+	void *progress_arg;
+	unsigned long long calls;	/* into the model, repeats counted */
 	/* Counter values at the start, for thp/vmstat deltas. */
 	int64_t thp0[32][FSIM_THP_NR_COUNTERS];
 	uint64_t split0;
@@ -44,6 +48,13 @@ struct region_names {
 	const char *name[64];
 	size_t n;
 };
+
+/* How often (calls into the model) the progress callback is called. */
+#define FSIM_PROGRESS_CALLS 65536
+
+/* Counts one call into the model; false (the run failed) if the progress
+ * callback asked to stop (scenario_run.c). */
+bool run_tick(struct run *r);
 
 /* scenario_syms.c */
 bool fail(struct run *r, const char *fmt, ...);

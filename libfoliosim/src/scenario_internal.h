@@ -70,6 +70,11 @@ struct fsim_script {
 
 #define FSIM_ALL_MODES ((1u << FSIM_NR_MODES) - 1)
 
+/* fsim_script_parse() of text whose first line is line @first_line of
+ * file @name (scenario_reader.c parses a file one scenario at a time). */
+int script_parse_lines(const char *name, const char *text, size_t len,
+		       unsigned int first_line, struct fsim_script **out);
+
 const char *stmt_keyword(const struct stmt *st);
 const struct arg *stmt_arg(const struct stmt *st, const char *key);
 

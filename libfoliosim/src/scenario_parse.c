@@ -23,6 +23,7 @@ struct parser {
 	struct scenario *cur;
 	unsigned int line;
 	char err[400];
+	bool oom;	/* a scenario could not be added: the parse fails */
 };
 
 static char *xstrdup(const char *s)
@@ -33,6 +34,19 @@ static char *xstrdup(const char *s)
 	if (p)
 		memcpy(p, s, n);
 	return p;
+}
+
+/* When memory runs out while a scenario is parsed, it must still fail:
+ * these static strings stand in for the copies (never freed). */
+static char oom_error[] = "out of memory while parsing this scenario";
+static char oom_name[] = "(out-of-memory)";
+
+/* A copy of a scenario's error message, or oom_error. */
+static char *error_copy(const char *msg)
+{
+	char *copy = xstrdup(msg);
+
+	return copy ? copy : oom_error;
 }
 
 static bool perr(struct parser *p, const char *fmt, ...)
@@ -775,8 +789,11 @@ static bool new_scenario(struct parser *p, const char *name)
 	void *mem = s->sc;
 	struct scenario *sc;
 
-	if (!scn_array_room(&mem, s->n, sizeof(*s->sc)))
+	if (!scn_array_room(&mem, s->n, sizeof(*s->sc))) {
+		p->oom = true;
+		p->cur = NULL;
 		return false;
+	}
 	s->sc = mem;
 	sc = &s->sc[s->n++];
 	memset(sc, 0, sizeof(*sc));
@@ -785,7 +802,11 @@ static bool new_scenario(struct parser *p, const char *name)
 	sc->modes = FSIM_ALL_MODES;
 	sc->arch = FSIM_ARCH_X86_64;
 	p->cur = sc;
-	return sc->name != NULL;
+	if (!sc->name) {
+		sc->name = oom_name;
+		sc->error = oom_error;
+	}
+	return sc->name != oom_name;
 }
 
 /* Fills the op fields of the keys in @ks: the typed value, or the default. */
@@ -995,7 +1016,7 @@ static void parse_line(struct parser *p, char *line)
 		if (!ok)
 			perr(p, "usage: scenario NAME");
 		if (!ok && !p->cur->error)
-			p->cur->error = xstrdup(p->err);
+			p->cur->error = error_copy(p->err);
 		return;
 	}
 	if (!p->cur) {
@@ -1004,19 +1025,19 @@ static void parse_line(struct parser *p, char *line)
 			return;
 		perr(p, "'%s' outside a scenario: a file starts with 'scenario NAME'",
 		     tok[0]);
-		p->cur->error = xstrdup(p->err);
+		p->cur->error = error_copy(p->err);
 	}
 	if (p->cur->error)
 		return;		/* the scenario already failed to parse */
 	if (ntok == MAX_TOKENS) {
 		perr(p, "more than %d tokens on a line", MAX_TOKENS - 1);
-		p->cur->error = xstrdup(p->err);
+		p->cur->error = error_copy(p->err);
 		return;
 	}
 	memset(&st, 0, sizeof(st));
 	if (!parse_statement(p, tok, ntok, &st, false)) {
 		stmt_free(&st);
-		p->cur->error = xstrdup(p->err);
+		p->cur->error = error_copy(p->err);
 		return;
 	}
 	if (st.kind == ST_MODE) {
@@ -1031,37 +1052,54 @@ static void parse_line(struct parser *p, char *line)
 	if (!scn_array_room(&mem, p->cur->nstmts, sizeof(st))) {
 		stmt_free(&st);
 		perr(p, "out of memory");
-		p->cur->error = xstrdup(p->err);
+		p->cur->error = error_copy(p->err);
 		return;
 	}
 	p->cur->stmts = mem;
 	if (!resolve_op(p, &st)) {
 		stmt_free(&st);
-		p->cur->error = xstrdup(p->err);
+		p->cur->error = error_copy(p->err);
 		return;
 	}
 	p->cur->stmts[p->cur->nstmts++] = st;
 }
 
-int fsim_script_parse(const char *name, const char *text, size_t len,
-		      struct fsim_script **out)
+/* The length of the longest line of @text: the one line buffer's size. */
+static size_t longest_line(const char *text, size_t len)
+{
+	size_t pos = 0, longest = 0;
+
+	while (pos < len) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		size_t end = nl ? (size_t)(nl - text) : len;
+
+		if (end - pos > longest)
+			longest = end - pos;
+		pos = end + 1;
+	}
+	return longest;
+}
+
+int script_parse_lines(const char *name, const char *text, size_t len,
+		       unsigned int first_line, struct fsim_script **out)
 {
 	struct parser p;
 	size_t pos = 0;
 	char *line;
 
 	memset(&p, 0, sizeof(p));
+	p.line = first_line - 1;
 	p.script = calloc(1, sizeof(*p.script));
 	if (!p.script)
 		return -ENOMEM;
 	p.script->file = xstrdup(name ? name : "<input>");
-	line = malloc(len + 1);
+	line = malloc(longest_line(text, len) + 1);
 	if (!p.script->file || !line) {
 		free(line);
 		fsim_script_free(p.script);
 		return -ENOMEM;
 	}
-	while (pos < len) {
+	while (pos < len && !p.oom) {
 		size_t end = pos;
 
 		while (end < len && text[end] != '\n')
@@ -1073,7 +1111,7 @@ int fsim_script_parse(const char *name, const char *text, size_t len,
 		if (memchr(text + pos, '\0', end - pos)) {
 			if (p.cur && !p.cur->error) {
 				perr(&p, "binary data (NUL byte)");
-				p.cur->error = xstrdup(p.err);
+				p.cur->error = error_copy(p.err);
 			}
 		} else {
 			parse_line(&p, line);
@@ -1081,8 +1119,18 @@ int fsim_script_parse(const char *name, const char *text, size_t len,
 		pos = end + 1;
 	}
 	free(line);
+	if (p.oom) {
+		fsim_script_free(p.script);
+		return -ENOMEM;
+	}
 	*out = p.script;
 	return 0;
+}
+
+int fsim_script_parse(const char *name, const char *text, size_t len,
+		      struct fsim_script **out)
+{
+	return script_parse_lines(name, text, len, 1, out);
 }
 
 /* Reads all of @f into *@buf; 0 or -errno. */
@@ -1159,8 +1207,10 @@ void fsim_script_free(struct fsim_script *s)
 		for (j = 0; j < s->sc[i].nstmts; j++)
 			stmt_free(&s->sc[i].stmts[j]);
 		free(s->sc[i].stmts);
-		free(s->sc[i].name);
-		free(s->sc[i].error);
+		if (s->sc[i].name != oom_name)
+			free(s->sc[i].name);
+		if (s->sc[i].error != oom_error)
+			free(s->sc[i].error);
 		names_free(&s->sc[i].names);
 		free(s->sc[i].name_kinds);
 	}

@@ -168,6 +168,9 @@ static bool run_rmap(struct run *r, const struct stmt *st, struct fsim_folio **t
 		uint64_t before = 0;
 		int err;
 
+		if (!run_tick(r))
+			return false;
+
 		/* a refused call must leave its folio as it was */
 		if (st->fails && !symbol_op)
 			before = fsim_folio_state_digest(o.f);
@@ -350,7 +353,7 @@ bool run_statement(struct run *r, const struct stmt *st)
 	case ST_PROC_OP:
 		ok = true;
 		for (unsigned long k = 0; ok && k < st->repeat; k++)
-			ok = run_process_op(r, st);
+			ok = run_tick(r) && run_process_op(r, st);
 		break;
 	case ST_PART:
 		/* The part is a patch on the series: 6.12 and the base tree
@@ -365,7 +368,7 @@ bool run_statement(struct run *r, const struct stmt *st)
 	case ST_SPLIT_SCAN:
 		ok = true;
 		for (unsigned long k = 0; ok && k < st->repeat; k++)
-			ok = run_split_scan(r);
+			ok = run_tick(r) && run_split_scan(r);
 		break;
 	default:
 		ok = run_rmap(r, st, &touched);
@@ -460,14 +463,33 @@ void run_end(struct run *r)
 	names_free(&r->names);
 }
 
+bool run_tick(struct run *r)
+{
+	if (++r->calls % FSIM_PROGRESS_CALLS || !r->progress)
+		return true;
+	if (!r->progress(r->progress_arg, r->st ? r->st->line : r->sc->line, r->calls))
+		return true;
+	return fail(r, "stopped by the progress callback after %llu calls", r->calls);
+}
+
 void fsim_script_run(const struct fsim_script *script, size_t i,
 		     const struct fsim_run_options *opts, struct fsim_result *res)
+{
+	fsim_script_run_progress(script, i, opts, NULL, NULL, res);
+}
+
+void fsim_script_run_progress(const struct fsim_script *script, size_t i,
+			      const struct fsim_run_options *opts,
+			      fsim_progress_fn progress, void *arg,
+			      struct fsim_result *res)
 {
 	struct run r;
 	size_t k;
 
 	if (!run_begin(&r, script, i, opts, res))
 		return;
+	r.progress = progress;
+	r.progress_arg = arg;
 	if (opts->trace)
 		fprintf(opts->trace, "scenario %s (%s mode, %u-bit)\n", r.sc->name,
 			fsim_mode_name(opts->mode), r.sc->arch.bits);

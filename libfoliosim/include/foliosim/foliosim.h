@@ -53,9 +53,9 @@ extern "C" {
 #endif
 
 #define FSIM_VERSION_MAJOR 0
-#define FSIM_VERSION_MINOR 2
+#define FSIM_VERSION_MINOR 3
 #define FSIM_VERSION_PATCH 0
-#define FSIM_VERSION_STRING "0.2.0"
+#define FSIM_VERSION_STRING "0.3.0"
 
 /** The accounting mode of a context. */
 enum fsim_mode {

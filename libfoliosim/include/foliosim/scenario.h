@@ -34,6 +34,26 @@ FSIM_API int fsim_script_parse(const char *name, const char *text, size_t len,
 			       struct fsim_script **out);
 FSIM_API void fsim_script_free(struct fsim_script *script);
 
+/** A scenario file read one scenario at a time: memory follows the largest
+ *  scenario, not the file (fsim_script_load() holds the whole file).
+ *  Since 0.3.0. */
+struct fsim_script_reader;
+
+/** Opens @path ("-": standard input) for fsim_script_reader_next().
+ *  -errno if it cannot be opened (then @err holds "PATH: reason"). */
+FSIM_API int fsim_script_reader_open(const char *path, struct fsim_script_reader **out,
+				     char *err, size_t errlen);
+/** The next scenario of the file, as a script of one scenario (its
+ *  lines numbered as in the file; free it with fsim_script_free()), or
+ *  NULL in *@out at the end of the file.  Lines before the first
+ *  `scenario` statement belong to it, as fsim_script_parse() reads them.
+ *  0, or -errno (EISDIR for a directory, EIO, ENOMEM; @err says which). */
+FSIM_API int fsim_script_reader_next(struct fsim_script_reader *reader,
+				     struct fsim_script **out, char *err, size_t errlen);
+/** The number of scenarios fsim_script_reader_next() has returned. */
+FSIM_API size_t fsim_script_reader_count(const struct fsim_script_reader *reader);
+FSIM_API void fsim_script_reader_close(struct fsim_script_reader *reader);
+
 /** Number of scenarios, and the name of scenario @i. */
 FSIM_API size_t fsim_script_count(const struct fsim_script *script);
 FSIM_API const char *fsim_script_name(const struct fsim_script *script, size_t i);
@@ -273,6 +293,19 @@ struct fsim_run_options {
 FSIM_API void fsim_script_run(const struct fsim_script *script, size_t i,
 			      const struct fsim_run_options *opts,
 			      struct fsim_result *result);
+
+/** The progress of a long run: @line is the statement being run, @calls
+ *  the calls into the model so far (each repeat of a statement counts).
+ *  Nonzero stops the run, which then fails. */
+typedef int (*fsim_progress_fn)(void *arg, unsigned int line, unsigned long long calls);
+
+/** fsim_script_run() that calls @progress (if not NULL) every 65,536
+ *  calls into the model, e.g. to show that a `repeat` of millions is
+ *  moving, or to stop it.  Since 0.3.0. */
+FSIM_API void fsim_script_run_progress(const struct fsim_script *script, size_t i,
+				       const struct fsim_run_options *opts,
+				       fsim_progress_fn progress, void *arg,
+				       struct fsim_result *result);
 
 /* ------------------------------------------------------------------ */
 /* Lockstep comparison: a scenario run in several modes at once, every */
