@@ -108,6 +108,26 @@ expect_rc nonzero "Oops / general protection fault exits non-zero" "$S/parse-log
 inject "$TMP/kbug.log" "[   14.000000] kernel BUG at mm/huge_memory.c:3000!"
 expect_rc nonzero "kernel BUG exits non-zero" "$S/parse-log" "$TMP/kbug.log"
 
+# KCSAN: a race fails, unless --accept-races lists its pair (either order)
+inject "$TMP/kcsan.log" \
+    "[   15.000000] ==================================================================" \
+    "[   15.000001] BUG: KCSAN: data-race in folio_pfn / folio_wait_bit_common" \
+    "[   15.000002] read to 0xffff88807ec40000 of 8 bytes by task 1201 on cpu 1:"
+expect_rc nonzero "KCSAN report exits non-zero" "$S/parse-log" "$TMP/kcsan.log"
+printf '# why\nfolio_wait_bit_common / folio_pfn\n' > "$TMP/races.txt"
+expect_rc 0 "KCSAN report of an accepted pair exits 0" \
+    "$S/parse-log" --accept-races "$TMP/races.txt" "$TMP/kcsan.log"
+expect_out 'accepted KCSAN races \(races.txt\): 1 report' "accepted KCSAN race is counted and printed"
+printf 'folio_pfn / migration_entry_wait_on_locked\n' > "$TMP/races2.txt"
+expect_rc nonzero "KCSAN report of another pair still exits non-zero" \
+    "$S/parse-log" --accept-races "$TMP/races2.txt" "$TMP/kcsan.log"
+printf 'folio_pfn\n' > "$TMP/races3.txt"
+expect_rc nonzero "a malformed race list is an error" \
+    "$S/parse-log" --accept-races "$TMP/races3.txt" "$TMP/kcsan.log"
+expect_out "cannot read .*races3.txt: not 'A / B'" "a malformed race list names the file and the line"
+expect_rc 0 "kernel-port/kcsan-accepted.txt parses" \
+    "$S/parse-log" --accept-races "$S/../kcsan-accepted.txt" "$TMP/kcsan.log"
+
 # Kernel message interleaved inside a test output line ("# " prefix).
 inject "$TMP/interleaved.log" "# # [RUN] Basic COW[   15.000000] WARNING: CPU: 0 PID: 1 at mm/memory.c:1 x"
 expect_rc nonzero "kernel WARNING interleaved in a test output line exits non-zero" "$S/parse-log" "$TMP/interleaved.log"
