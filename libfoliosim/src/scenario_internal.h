@@ -75,6 +75,10 @@ struct fsim_script {
 int script_parse_lines(const char *name, const char *text, size_t len,
 		       unsigned int first_line, struct fsim_script **out);
 
+/* "NAME: reason" for a file that could not be read (-@ret) in @err; @ret.
+ * One wording for fsim_script_load() and fsim_script_reader_next(). */
+int script_read_error(const char *name, int ret, char *err, size_t errlen);
+
 const char *stmt_keyword(const struct stmt *st);
 const struct arg *stmt_arg(const struct stmt *st, const char *key);
 

@@ -1162,6 +1162,14 @@ static int read_all(FILE *f, char **buf, size_t *len)
 	return 0;
 }
 
+int script_read_error(const char *name, int ret, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s: %s", name,
+		 ret == -EISDIR ? "is a directory, not a scenario file" :
+		 ret == -ENOMEM ? "out of memory" : strerror(-ret));
+	return ret;
+}
+
 int fsim_script_load(const char *path, struct fsim_script **out, char *err,
 		     size_t errlen)
 {
@@ -1184,12 +1192,8 @@ int fsim_script_load(const char *path, struct fsim_script **out, char *err,
 		ret = -errno;	/* EISDIR for a directory */
 	if (!std_in)
 		fclose(f);
-	if (ret) {
-		snprintf(err, errlen, "%s: %s", name,
-			 ret == -EISDIR ? "is a directory, not a scenario file" :
-			 ret == -ENOMEM ? "out of memory" : strerror(-ret));
-		return ret;
-	}
+	if (ret)
+		return script_read_error(name, ret, err, errlen);
 	ret = fsim_script_parse(name, buf ? buf : "", len, out);
 	if (ret)
 		snprintf(err, errlen, "%s: out of memory", name);

@@ -151,12 +151,8 @@ int fsim_script_reader_next(struct fsim_script_reader *r, struct fsim_script **o
 	ret = gather(r, &first_line);
 	if (!ret && r->chunk_len)
 		ret = script_parse_lines(r->name, r->chunk, r->chunk_len, first_line, out);
-	if (ret) {
-		snprintf(err, errlen, "%s: %s", r->name,
-			 ret == -EISDIR ? "is a directory, not a scenario file" :
-			 ret == -ENOMEM ? "out of memory" : strerror(-ret));
-		return ret;
-	}
+	if (ret)
+		return script_read_error(r->name, ret, err, errlen);
 	if (*out && !fsim_script_count(*out)) {	/* only comments were left */
 		fsim_script_free(*out);
 		*out = NULL;
