@@ -253,13 +253,22 @@ int fsim_script_compare(const struct fsim_script *script, size_t i,
 	*err = '\0';
 	status = begin_lanes(&ls, &begun);
 	for (k = 0; !status && k < script->sc[i].nstmts; k++) {
-		const struct stmt *st = &script->sc[i].stmts[k];
+		struct stmt st;
 
-		if (st->kind == ST_EXPECT || st->kind == ST_MODE || st->kind == ST_ARCH)
-			continue;
-		status = step(&ls, st);
-		if (!status && compare_step(&ls, st) < 0)
-			status = -1;
+		if (!stmt_load(script, &script->sc[i], k, &st)) {
+			snprintf(err, errlen, "%s:%u: out of memory", script->file,
+				 stmt_line(script, &script->sc[i], k));
+			status = -ENOMEM;
+			break;
+		}
+		if (st.kind != ST_EXPECT && st.kind != ST_MODE && st.kind != ST_ARCH) {
+			status = step(&ls, &st);
+			if (!status && compare_step(&ls, &st) < 0)
+				status = -1;
+		}
+		for (m = 0; m < begun; m++)
+			ls.ln[m].run.st = NULL;
+		stmt_release(&st);
 	}
 	for (m = 0; m < begun; m++)
 		run_end(&ls.ln[m].run);

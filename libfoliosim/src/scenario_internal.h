@@ -44,24 +44,60 @@ int names_find(const struct name_table *t, const char *name);
 int names_declare(struct name_table *t, const char *name);
 void names_free(struct name_table *t);
 
+/* By name number: the statement at which the name was first declared, and
+ * first declared as a process (SIZE_MAX: never).  Statements are parsed
+ * again when they run (stmt_load()), and must see the names as they were
+ * at their own line, not as the whole scenario declares them. */
+struct name_steps {
+	size_t declared;
+	size_t process;
+};
+
 struct scenario {
 	char *name;
 	unsigned int line;
 	unsigned int modes;	/* bit FSIM_MODE_*; all by default */
 	struct fsim_arch arch;
-	struct stmt *stmts;
+	size_t first;		/* its statements: the script's first..first+nstmts-1 */
 	size_t nstmts;
+	bool body_started;	/* a statement other than mode, arch, part was read */
 	char *error;		/* first parse error: "FILE:LINE: message" */
 	bool has_processes;
 	struct name_table names;	/* the numbers of fsim_stmt_op's *_index */
 	unsigned char *name_kinds;	/* by number: NAME_* of its declarations */
+	struct name_steps *name_steps;	/* by number */
+	/* fsim_script_statement()'s views, all statements loaded at its first
+	 * call (the views' pointers must live as long as the script). */
+	_Atomic(struct stmt *) views;
 };
 
+/*
+ * A parsed script keeps each statement as its tokens, not in the parsed
+ * form (struct stmt is about 30 times the size of its line): the tokens of
+ * statement k, NUL-terminated, one after the other, then an empty string,
+ * start at arena[stmt_off[k]].  stmt_load() parses them again when they
+ * run, so a scenario of 50 MB takes about 2.5 times its size, not 22.
+ */
 struct fsim_script {
 	char *file;
 	struct scenario *sc;
 	size_t n;
+	char *arena;
+	size_t arena_used, arena_size;
+	size_t *stmt_off;		/* by statement, over all scenarios */
+	unsigned int *stmt_line;
+	size_t nstmts, stmts_size;
+	struct name_table keys;		/* the arguments' keys, one copy each */
 };
+
+/* Statement @k of scenario @sc, parsed again from its tokens into @out
+ * (words, args and the op's names point into the script); release it
+ * with stmt_release().  False if memory runs out. */
+bool stmt_load(const struct fsim_script *s, const struct scenario *sc, size_t k,
+	       struct stmt *out);
+void stmt_release(struct stmt *st);
+/* The line of statement @k of @sc. */
+unsigned int stmt_line(const struct fsim_script *s, const struct scenario *sc, size_t k);
 
 /* What a name was declared as (a name freed may come back as another). */
 #define NAME_MM		0x1

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,7 +25,16 @@ struct parser {
 	unsigned int line;
 	char err[400];
 	bool oom;	/* a scenario could not be added: the parse fails */
+	/* stmt_load(): statement @step parsed again, nothing changed */
+	bool replay;
+	size_t step;
 };
+
+/* The number, in its scenario, of the statement being parsed. */
+static size_t parser_step(const struct parser *p)
+{
+	return p->replay ? p->step : p->cur->nstmts;
+}
 
 static char *xstrdup(const char *s)
 {
@@ -177,6 +187,7 @@ static bool parse_arg(struct parser *p, const char *tok, struct arg *a)
 	char key[64], idx[64];
 	unsigned long long lo, hi;
 	size_t klen;
+	int k;
 
 	memset(a, 0, sizeof(*a));
 	klen = (size_t)(eq - tok);
@@ -213,10 +224,15 @@ static bool parse_arg(struct parser *p, const char *tok, struct arg *a)
 		return perr(p, "bad argument '%s'", tok);
 	if (!eq[1])
 		return perr(p, "missing value in '%s'", tok);
-	a->key = xstrdup(key);
-	a->value = xstrdup(eq + 1);
-	if (!a->key || !a->value)
-		return perr(p, "out of memory");
+	/* The value stays in the token (the script's arena); keys are few and
+	 * kept once per script.  A replay finds the key its first parse kept. */
+	k = p->replay ? names_find(&p->script->keys, key)
+		      : names_declare(&p->script->keys, key);
+	if (k < 0)
+		return perr(p, p->replay ? "internal error: key '%s' not kept" : "out of memory",
+			    key);
+	a->key = p->script->keys.name[k];
+	a->value = (char *)eq + 1;
 	return true;
 }
 
@@ -451,12 +467,29 @@ static const struct stmt_spec *find_spec(const struct stmt_spec *s, const char *
 	return NULL;
 }
 
-/* Is name a process declared so far in the current scenario? */
-static bool is_process(const struct scenario *sc, const char *name)
+/* The number of @name if the scenario declared it at or before the
+ * statement being parsed, else -1. */
+static int name_at(const struct parser *p, const char *name)
 {
-	int k = names_find(&sc->names, name);
+	int k = names_find(&p->cur->names, name);
 
-	return k >= 0 && (sc->name_kinds[k] & NAME_PROCESS);
+	return k >= 0 && p->cur->name_steps[k].declared <= parser_step(p) ? k : -1;
+}
+
+/* Is name a process declared before the statement being parsed? */
+static bool is_process(const struct parser *p, const char *name)
+{
+	int k = names_find(&p->cur->names, name);
+
+	return k >= 0 && p->cur->name_steps[k].process < parser_step(p);
+}
+
+/* Marks the scenario as one with processes (its first parse only: a
+ * replay changes nothing). */
+static void saw_processes(struct parser *p)
+{
+	if (!p->replay)
+		p->cur->has_processes = true;
 }
 
 static bool check_words(struct parser *p, const struct stmt *st, size_t first,
@@ -574,18 +607,18 @@ static bool check_expect_target(struct parser *p, struct stmt *st)
 	if (!strcmp(t, "vmstat"))
 		return st->nwords == 1 && check_expect_args(p, st, FSIM_EXPECT_VMSTAT, "expect vmstat");
 	if (st->nwords == 2) {
-		if (!is_process(p->cur, t))
+		if (!is_process(p, t))
 			return perr(p, "expect %s %s: %s is not a process", t,
 				    st->words[1], t);
-		p->cur->has_processes = true;
+		saw_processes(p);
 		return check_expect_args(p, st, FSIM_EXPECT_REGION, "expect PROCESS REGION");
 	}
 	if (st->nwords != 1)
 		return perr(p, "expect takes one target");
 	if (!scn_is_ident(t))
 		return perr(p, "'%s' is not a name", t);
-	if (is_process(p->cur, t)) {	/* the process's smaps_rollup */
-		p->cur->has_processes = true;
+	if (is_process(p, t)) {	/* the process's smaps_rollup */
+		saw_processes(p);
 		return check_expect_args(p, st, FSIM_EXPECT_ROLLUP, "expect PROCESS");
 	}
 	return check_expect_args(p, st, FSIM_EXPECT_FOLIO, "expect FOLIO");
@@ -601,10 +634,10 @@ static bool parse_arch(struct parser *p, struct stmt *st)
 
 	if (!check_args(p, st, keys_arch, "arch"))
 		return false;
-	for (i = 0; i < p->cur->nstmts; i++)
-		if (p->cur->stmts[i].kind != ST_MODE && p->cur->stmts[i].kind != ST_ARCH &&
-		    p->cur->stmts[i].kind != ST_PART)
-			return perr(p, "arch must come before the scenario's other statements");
+	if (p->replay)
+		return true;	/* the scenario's arch is set already */
+	if (p->cur->body_started)
+		return perr(p, "arch must come before the scenario's other statements");
 	for (i = 0; i < 4; i++) {
 		const struct arg *arg = stmt_arg(st, keys[i]);
 
@@ -638,37 +671,25 @@ static bool parse_expect_mode(const char *m, int *mode)
 static bool parse_statement(struct parser *p, char **tok, size_t ntok,
 			    struct stmt *st, bool nested);
 
+/* Words and args of @st from tokens @first_arg..: the words are the tokens
+ * themselves (in the script's arena), the arrays are sized once. */
 static bool parse_tokens_into(struct parser *p, char **tok, size_t ntok,
 			      size_t first_arg, struct stmt *st)
 {
-	size_t i;
+	size_t i, nargs = 0, nwords;
 
+	for (i = first_arg; i < ntok; i++)
+		nargs += strchr(tok[i], '=') != NULL;
+	nwords = ntok - first_arg - nargs;
+	st->words = nwords ? malloc(nwords * sizeof(*st->words)) : NULL;
+	st->args = nargs ? malloc(nargs * sizeof(*st->args)) : NULL;
+	if ((nwords && !st->words) || (nargs && !st->args))
+		return perr(p, "out of memory");
 	for (i = first_arg; i < ntok; i++) {
-		if (strchr(tok[i], '=')) {
-			struct arg a;
-			void *mem;
-
-			if (!parse_arg(p, tok[i], &a))
-				return false;
-			mem = st->args;
-			if (!scn_array_room(&mem, st->nargs, sizeof(*st->args))) {
-				free(a.key);
-				free(a.value);
-				return perr(p, "out of memory");
-			}
-			st->args = mem;
-			st->args[st->nargs++] = a;
-		} else {
-			void *mem;
-
-			mem = st->words;
-			if (!scn_array_room(&mem, st->nwords, sizeof(*st->words)))
-				return perr(p, "out of memory");
-			st->words = mem;
-			st->words[st->nwords] = xstrdup(tok[i]);
-			if (!st->words[st->nwords++])
-				return perr(p, "out of memory");
-		}
+		if (!strchr(tok[i], '='))
+			st->words[st->nwords++] = tok[i];
+		else if (!parse_arg(p, tok[i], &st->args[st->nargs++]))
+			return false;
 	}
 	return true;
 }
@@ -676,14 +697,10 @@ static bool parse_tokens_into(struct parser *p, char **tok, size_t ntok,
 /* "part detect": a header, like arch; detect is the only part so far. */
 static bool check_part(struct parser *p, const struct stmt *st)
 {
-	size_t i;
-
 	if (strcmp(st->words[0], "detect"))
 		return perr(p, "usage: part detect (the only part beyond the series)");
-	for (i = 0; i < p->cur->nstmts; i++)
-		if (p->cur->stmts[i].kind != ST_MODE && p->cur->stmts[i].kind != ST_ARCH &&
-		    p->cur->stmts[i].kind != ST_PART)
-			return perr(p, "part must come before the scenario's other statements");
+	if (!p->replay && p->cur->body_started)
+		return perr(p, "part must come before the scenario's other statements");
 	return true;
 }
 
@@ -720,12 +737,12 @@ static bool parse_statement(struct parser *p, char **tok, size_t ntok,
 		       check_expect_target(p, st);
 	}
 	spec = find_spec(stmt_specs, tok[0]);
-	if (!spec && is_process(p->cur, tok[0])) {
+	if (!spec && is_process(p, tok[0])) {
 		if (ntok < 2 || !(spec = find_spec(proc_specs, tok[1])))
 			return perr(p, "unknown process operation '%s'",
 				    ntok < 2 ? "" : tok[1]);
 		st->kind = ST_PROC_OP;
-		p->cur->has_processes = true;
+		saw_processes(p);
 		if (!parse_tokens_into(p, tok, ntok, 0, st))
 			return false;
 		if (!check_words(p, st, 2, spec))
@@ -762,25 +779,20 @@ static bool parse_statement(struct parser *p, char **tok, size_t ntok,
 	if (st->kind == ST_PART && !check_part(p, st))
 		return false;
 	if (st->kind == ST_PROCESS)
-		p->cur->has_processes = true;
+		saw_processes(p);
 	fails = stmt_arg(st, "fails");
 	if (fails)
 		st->fails = scn_parse_errno(fails->value);
 	return true;
 }
 
-static void stmt_free(struct stmt *st)
+/* The strings are the script's: only the arrays are the statement's. */
+void stmt_release(struct stmt *st)
 {
-	size_t i;
-
-	for (i = 0; i < st->nwords; i++)
-		free(st->words[i]);
-	for (i = 0; i < st->nargs; i++) {
-		free(st->args[i].key);
-		free(st->args[i].value);
-	}
 	free(st->words);
 	free(st->args);
+	st->words = NULL;
+	st->args = NULL;
 }
 
 static bool new_scenario(struct parser *p, const char *name)
@@ -801,6 +813,7 @@ static bool new_scenario(struct parser *p, const char *name)
 	sc->line = p->line;
 	sc->modes = FSIM_ALL_MODES;
 	sc->arch = FSIM_ARCH_X86_64;
+	sc->first = s->nstmts;
 	p->cur = sc;
 	if (!sc->name) {
 		sc->name = oom_name;
@@ -859,28 +872,41 @@ static void fill_keys(const struct stmt *st, const struct keyspec *ks,
 	}
 }
 
-/* Declares @name as a @kind (NAME_*) of the current scenario: its number. */
+/* Declares @name as a @kind (NAME_*) of the current scenario: its number.
+ * A replay declares nothing: the number its first parse gave. */
 static int declare_name(struct parser *p, const char *name, unsigned char kind)
 {
 	struct scenario *sc = p->cur;
 	size_t before = sc->names.n;
-	int k = names_declare(&sc->names, name);
-	void *mem = sc->name_kinds;
+	void *kinds = sc->name_kinds, *steps = sc->name_steps;
+	int k;
 
+	if (p->replay)
+		return name_at(p, name);
+	k = names_declare(&sc->names, name);
 	if (k < 0)
 		return -1;
 	if (sc->names.n > before) {	/* new: its kinds start empty */
-		if (!scn_array_room(&mem, before, 1))
+		bool room = scn_array_room(&kinds, before, 1);
+
+		if (room)
+			sc->name_kinds = kinds;
+		room = room && scn_array_room(&steps, before, sizeof(*sc->name_steps));
+		if (!room)
 			return -1;	/* the name stays, numbered, kind-less */
-		sc->name_kinds = mem;
+		sc->name_steps = steps;
 		sc->name_kinds[k] = 0;
+		sc->name_steps[k].declared = parser_step(p);
+		sc->name_steps[k].process = SIZE_MAX;
 	}
 	sc->name_kinds[k] |= kind;
+	if ((kind & NAME_PROCESS) && sc->name_steps[k].process == SIZE_MAX)
+		sc->name_steps[k].process = parser_step(p);
 	return k;
 }
 
 /* The target of expect T ... (check_expect_target() accepted it). */
-static enum fsim_expect_target expect_target(const struct scenario *sc,
+static enum fsim_expect_target expect_target(const struct parser *p,
 					    const struct stmt *st)
 {
 	static const struct { const char *word; enum fsim_expect_target t; } groups[] = {
@@ -891,7 +917,7 @@ static enum fsim_expect_target expect_target(const struct scenario *sc,
 
 	if (st->nwords == 2)
 		return FSIM_EXPECT_REGION;
-	if (is_process(sc, st->words[0]))
+	if (is_process(p, st->words[0]))
 		return FSIM_EXPECT_ROLLUP;
 	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
 		if (!strcmp(st->words[0], groups[i].word))
@@ -931,7 +957,6 @@ static const struct keyspec keys_expect_thp[] = {
 /* Declarations number their names; then every name gets its number. */
 static bool number_names(struct parser *p, struct fsim_stmt_op *op)
 {
-	struct name_table *t = &p->cur->names;
 	int k = 0;
 
 	if (op->op == FSIM_OP_MM && !op->fails)
@@ -944,10 +969,10 @@ static bool number_names(struct parser *p, struct fsim_stmt_op *op)
 		k = declare_name(p, op->child, NAME_PROCESS);
 	if (k < 0)
 		return perr(p, "out of memory");
-	op->name_index = names_find(t, op->name);
-	op->mm_index = names_find(t, op->mm);
-	op->src_index = names_find(t, op->src);
-	op->child_index = names_find(t, op->child);
+	op->name_index = name_at(p, op->name);
+	op->mm_index = name_at(p, op->mm);
+	op->src_index = name_at(p, op->src);
+	op->child_index = name_at(p, op->child);
 	return true;
 }
 
@@ -969,7 +994,7 @@ static bool resolve_op(struct parser *p, struct stmt *st)
 	op->name_index = op->mm_index = op->src_index = op->child_index = -1;
 	if (st->kind == ST_EXPECT) {
 		op->op = FSIM_OP_EXPECT;
-		op->target = expect_target(p->cur, st);
+		op->target = expect_target(p, st);
 		if (op->target == FSIM_EXPECT_THP)
 			fill_keys(st, keys_expect_thp, pmd_order, op);
 		if (op->target == FSIM_EXPECT_FOLIO || op->target == FSIM_EXPECT_REGION ||
@@ -999,12 +1024,54 @@ static bool resolve_op(struct parser *p, struct stmt *st)
 	return number_names(p, op);
 }
 
+/* Copies tokens @tok into the arena as a statement's entry (each token
+ * with its NUL, then an empty string) and points @tok at the copies.
+ * script_parse_lines() sized the arena for every line. */
+static void store_tokens(struct fsim_script *s, char **tok, size_t ntok)
+{
+	char *dst = s->arena + s->arena_used;
+	size_t i, n;
+
+	for (i = 0; i < ntok; i++) {
+		n = strlen(tok[i]) + 1;
+		memcpy(dst, tok[i], n);
+		tok[i] = dst;
+		dst += n;
+	}
+	*dst = '\0';
+}
+
+/* The tokens of the entry at @entry (store_tokens()); their number. */
+static size_t entry_tokens(char *entry, char **tok)
+{
+	size_t n = 0;
+
+	while (*entry && n < MAX_TOKENS) {
+		tok[n++] = entry;
+		entry += strlen(entry) + 1;
+	}
+	return n;
+}
+
+/* Keeps the statement just parsed: its tokens stay in the arena. */
+static void keep_statement(struct parser *p, const struct stmt *st, char **tok,
+			   size_t ntok)
+{
+	struct fsim_script *s = p->script;
+
+	s->stmt_off[s->nstmts] = s->arena_used;
+	s->stmt_line[s->nstmts++] = st->line;
+	s->arena_used += (size_t)(tok[ntok - 1] - tok[0]) + strlen(tok[ntok - 1]) + 2;
+	p->cur->nstmts++;
+	if (st->kind != ST_MODE && st->kind != ST_ARCH && st->kind != ST_PART)
+		p->cur->body_started = true;
+}
+
 static void parse_line(struct parser *p, char *line)
 {
 	char *tok[MAX_TOKENS + 1];
 	size_t ntok = tokenize(line, tok);
 	struct stmt st;
-	void *mem;
 
 	if (!ntok)
 		return;
@@ -1034,41 +1101,59 @@ static void parse_line(struct parser *p, char *line)
 		p->cur->error = error_copy(p->err);
 		return;
 	}
+	/* Parsed from the arena, as stmt_load() will: the words and values
+	 * of the resolved form point there. */
+	store_tokens(p->script, tok, ntok);
 	memset(&st, 0, sizeof(st));
-	if (!parse_statement(p, tok, ntok, &st, false)) {
-		stmt_free(&st);
+	if (!parse_statement(p, tok, ntok, &st, false) || !resolve_op(p, &st)) {
+		stmt_release(&st);
 		p->cur->error = error_copy(p->err);
 		return;
 	}
 	if (st.kind == ST_MODE) {
 		const char *m = st.words[0];
-
 		enum fsim_mode mode;
 
 		p->cur->modes = fsim_mode_from_name(m, &mode) ? FSIM_ALL_MODES
 							      : 1u << mode;
 	}
-	mem = p->cur->stmts;
-	if (!scn_array_room(&mem, p->cur->nstmts, sizeof(st))) {
-		stmt_free(&st);
-		perr(p, "out of memory");
-		p->cur->error = error_copy(p->err);
-		return;
-	}
-	p->cur->stmts = mem;
-	if (!resolve_op(p, &st)) {
-		stmt_free(&st);
-		p->cur->error = error_copy(p->err);
-		return;
-	}
-	p->cur->stmts[p->cur->nstmts++] = st;
+	keep_statement(p, &st, tok, ntok);
+	stmt_release(&st);
 }
 
-/* The length of the longest line of @text: the one line buffer's size. */
-static size_t longest_line(const char *text, size_t len)
+bool stmt_load(const struct fsim_script *s, const struct scenario *sc, size_t k,
+	       struct stmt *out)
+{
+	char *tok[MAX_TOKENS + 1];
+	struct parser p;
+	size_t ntok;
+
+	memset(&p, 0, sizeof(p));
+	memset(out, 0, sizeof(*out));
+	p.script = (struct fsim_script *)s;	/* read only: p.replay */
+	p.cur = (struct scenario *)sc;
+	p.replay = true;
+	p.step = k;
+	p.line = s->stmt_line[sc->first + k];
+	ntok = entry_tokens(s->arena + s->stmt_off[sc->first + k], tok);
+	if (parse_statement(&p, tok, ntok, out, false) && resolve_op(&p, out))
+		return true;
+	stmt_release(out);
+	return false;
+}
+
+unsigned int stmt_line(const struct fsim_script *s, const struct scenario *sc, size_t k)
+{
+	return s->stmt_line[sc->first + k];
+}
+
+/* The length of the longest line of @text (the one line buffer's size)
+ * and the number of lines. */
+static size_t longest_line(const char *text, size_t len, size_t *lines)
 {
 	size_t pos = 0, longest = 0;
 
+	*lines = 0;
 	while (pos < len) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t end = nl ? (size_t)(nl - text) : len;
@@ -1076,15 +1161,49 @@ static size_t longest_line(const char *text, size_t len)
 		if (end - pos > longest)
 			longest = end - pos;
 		pos = end + 1;
+		++*lines;
 	}
 	return longest;
+}
+
+/*
+ * Room for every statement @text can hold, allocated once: a line of L
+ * bytes stores at most L + 2 (its tokens with their NULs, then the entry's
+ * empty string), and is at most one statement.  Growing by doubling
+ * instead would reserve up to twice the memory at the end.
+ */
+static bool script_room(struct fsim_script *s, size_t len, size_t lines)
+{
+	if (lines > (SIZE_MAX - len - 1) / 2 || lines > SIZE_MAX / sizeof(*s->stmt_off))
+		return false;
+	s->arena_size = len + 2 * lines + 1;
+	s->stmts_size = lines;
+	s->arena = malloc(s->arena_size);
+	s->stmt_off = malloc((lines ? lines : 1) * sizeof(*s->stmt_off));
+	s->stmt_line = malloc((lines ? lines : 1) * sizeof(*s->stmt_line));
+	return s->arena && s->stmt_off && s->stmt_line;
+}
+
+/* Gives back what script_room() reserved and the statements did not use. */
+static void script_trim(struct fsim_script *s)
+{
+	void *mem;
+
+	if (s->arena_used < s->arena_size && (mem = realloc(s->arena, s->arena_used + 1)))
+		s->arena = mem;
+	if (s->nstmts < s->stmts_size && s->nstmts) {
+		if ((mem = realloc(s->stmt_off, s->nstmts * sizeof(*s->stmt_off))))
+			s->stmt_off = mem;
+		if ((mem = realloc(s->stmt_line, s->nstmts * sizeof(*s->stmt_line))))
+			s->stmt_line = mem;
+	}
 }
 
 int script_parse_lines(const char *name, const char *text, size_t len,
 		       unsigned int first_line, struct fsim_script **out)
 {
 	struct parser p;
-	size_t pos = 0;
+	size_t pos = 0, lines;
 	char *line;
 
 	memset(&p, 0, sizeof(p));
@@ -1093,8 +1212,8 @@ int script_parse_lines(const char *name, const char *text, size_t len,
 	if (!p.script)
 		return -ENOMEM;
 	p.script->file = xstrdup(name ? name : "<input>");
-	line = malloc(longest_line(text, len) + 1);
-	if (!p.script->file || !line) {
+	line = malloc(longest_line(text, len, &lines) + 1);
+	if (!p.script->file || !line || !script_room(p.script, len, lines)) {
 		free(line);
 		fsim_script_free(p.script);
 		return -ENOMEM;
@@ -1123,6 +1242,7 @@ int script_parse_lines(const char *name, const char *text, size_t len,
 		fsim_script_free(p.script);
 		return -ENOMEM;
 	}
+	script_trim(p.script);
 	*out = p.script;
 	return 0;
 }
@@ -1208,17 +1328,24 @@ void fsim_script_free(struct fsim_script *s)
 	if (!s)
 		return;
 	for (i = 0; i < s->n; i++) {
-		for (j = 0; j < s->sc[i].nstmts; j++)
-			stmt_free(&s->sc[i].stmts[j]);
-		free(s->sc[i].stmts);
+		struct stmt *views = atomic_load(&s->sc[i].views);
+
+		for (j = 0; views && j < s->sc[i].nstmts; j++)
+			stmt_release(&views[j]);
+		free(views);
 		if (s->sc[i].name != oom_name)
 			free(s->sc[i].name);
 		if (s->sc[i].error != oom_error)
 			free(s->sc[i].error);
 		names_free(&s->sc[i].names);
 		free(s->sc[i].name_kinds);
+		free(s->sc[i].name_steps);
 	}
 	free(s->sc);
+	free(s->arena);
+	free(s->stmt_off);
+	free(s->stmt_line);
+	names_free(&s->keys);
 	free(s->file);
 	free(s);
 }
@@ -1283,6 +1410,35 @@ size_t fsim_script_statements(const struct fsim_script *s, size_t i)
 	return i < s->n ? s->sc[i].nstmts : 0;
 }
 
+/* Every statement of scenario @i loaded, once: the views' arrays live as
+ * long as the script.  Threads may race here; one set wins. */
+static const struct stmt *scenario_views(const struct fsim_script *s, size_t i)
+{
+	struct scenario *sc = (struct scenario *)&s->sc[i];
+	struct stmt *views = atomic_load(&sc->views), *none = NULL;
+	size_t k, n = sc->nstmts;
+
+	if (views)
+		return views;
+	views = calloc(n, sizeof(*views));
+	for (k = 0; views && k < n; k++) {
+		if (!stmt_load(s, sc, k, &views[k])) {
+			while (k--)
+				stmt_release(&views[k]);
+			free(views);
+			views = NULL;
+		}
+	}
+	if (!views)
+		return NULL;
+	if (atomic_compare_exchange_strong(&sc->views, &none, views))
+		return views;
+	for (k = 0; k < n; k++)
+		stmt_release(&views[k]);
+	free(views);
+	return none;	/* another thread's */
+}
+
 int fsim_script_statement(const struct fsim_script *s, size_t i, size_t k,
 			  struct fsim_stmt_view *v)
 {
@@ -1290,7 +1446,10 @@ int fsim_script_statement(const struct fsim_script *s, size_t i, size_t k,
 
 	if (i >= s->n || k >= s->sc[i].nstmts)
 		return -EINVAL;
-	st = &s->sc[i].stmts[k];
+	st = scenario_views(s, i);
+	if (!st)
+		return -ENOMEM;
+	st += k;
 	v->line = st->line;
 	v->keyword = stmt_keyword(st);
 	v->expect_mode = st->expect_mode;
@@ -1305,9 +1464,14 @@ int fsim_script_statement(const struct fsim_script *s, size_t i, size_t k,
 int fsim_script_op(const struct fsim_script *s, size_t i, size_t k,
 		   struct fsim_stmt_op *out)
 {
+	struct stmt st;
+
 	if (i >= s->n || k >= s->sc[i].nstmts)
 		return -EINVAL;
-	*out = s->sc[i].stmts[k].op;
+	if (!stmt_load(s, &s->sc[i], k, &st))
+		return -ENOMEM;
+	*out = st.op;	/* its names point into the script, not into st */
+	stmt_release(&st);
 	return 0;
 }
 

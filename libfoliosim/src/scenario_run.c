@@ -494,7 +494,17 @@ void fsim_script_run_progress(const struct fsim_script *script, size_t i,
 		fprintf(opts->trace, "scenario %s (%s mode, %u-bit)\n", r.sc->name,
 			fsim_mode_name(opts->mode), r.sc->arch.bits);
 	for (k = 0; k < r.sc->nstmts; k++) {
-		if (!run_statement(&r, &r.sc->stmts[k]))
+		struct stmt st;
+		bool ok;
+
+		if (!stmt_load(script, r.sc, k, &st)) {
+			fail(&r, "line %u: out of memory", stmt_line(script, r.sc, k));
+			break;
+		}
+		ok = run_statement(&r, &st);
+		r.st = NULL;
+		stmt_release(&st);
+		if (!ok)
 			break;
 		res->statements++;
 	}

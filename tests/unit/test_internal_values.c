@@ -38,8 +38,14 @@ static int collect_after_all(size_t limit, size_t *n)
 
 	assert_int_equal(fsim_script_parse("t.scn", text, strlen(text), &s), 0);
 	assert_true(run_begin(&r, s, 0, &opts, &res));
-	for (k = 0; k < fsim_script_statements(s, 0); k++)
-		assert_true(run_statement(&r, &s->sc[0].stmts[k]));
+	for (k = 0; k < fsim_script_statements(s, 0); k++) {
+		struct stmt st;
+
+		assert_true(stmt_load(s, &s->sc[0], k, &st));
+		assert_true(run_statement(&r, &st));
+		r.st = NULL;
+		stmt_release(&st);
+	}
 	err = collect_values(&r, &v);
 	*n = v.n;
 	values_free(&v);

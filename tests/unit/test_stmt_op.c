@@ -3,8 +3,11 @@
  * The resolved statement form (fsim_script_op): what other executors
  * (kunit-gen, the guest runner) read instead of re-decoding text.  Each
  * test is one default or numbering rule that an executor used to restate.
+ * A script keeps its statements as tokens and parses one again when asked
+ * (stmt_load()); the last tests hold that to what the first parse saw.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -200,6 +203,110 @@ static void names_are_numbered_in_declaration_order(void **state)
 	fsim_script_free(s);
 }
 
+/* A statement parsed again sees the names of its own line: a name declared
+ * later is still unknown to it, and a process declared later does not turn
+ * an earlier `expect P` into a rollup or `P ...` into a process operation. */
+static void statements_see_the_names_of_their_line(void **state)
+{
+	struct fsim_script *s = parse(
+		"scenario t\n"
+		"add F mm=A level=pte page=0 nr=1 fails=EINVAL\n"
+		"mm A\n"
+		"folio F order=0 anon\n"
+		"expect P mapcount=0\n"
+		"folio P order=0 anon\n"
+		"free P\n"
+		"process P\n"
+		"expect P rss_kb=0\n");
+	struct fsim_stmt_op op;
+
+	(void)state;
+	op = op_at(s, 0);
+	assert_int_equal(op.name_index, -1);	/* F, A: declared below */
+	assert_int_equal(op.mm_index, -1);
+	assert_int_equal(op_at(s, 2).name_index, 1);
+	op = op_at(s, 3);
+	assert_int_equal(op.target, FSIM_EXPECT_FOLIO);
+	assert_int_equal(op.name_index, -1);	/* P: not yet */
+	assert_int_equal(op_at(s, 4).name_index, 2);
+	assert_int_equal(op_at(s, 7).target, FSIM_EXPECT_ROLLUP);
+	fsim_script_free(s);
+}
+
+/* The names of a resolved statement and the arrays of a view live as long
+ * as the script: later calls, for other statements, move nothing. */
+static void views_and_names_live_as_long_as_the_script(void **state)
+{
+	struct fsim_script *s = parse(
+		"scenario t\n"
+		"mm A\n"
+		"folio F order=9 anon\n"
+		"new-anon F mm=A\n"
+		"expect F mapcount=1 true_mapcount[0:512]=1\n");
+	struct fsim_stmt_view v1, v2, again;
+	struct fsim_stmt_op op;
+
+	(void)state;
+	op = op_at(s, 2);
+	assert_int_equal(fsim_script_statement(s, 0, 2, &v1), 0);
+	assert_int_equal(fsim_script_statement(s, 0, 3, &v2), 0);
+	(void)op_at(s, 3);
+	assert_int_equal(fsim_script_statement(s, 0, 2, &again), 0);
+	assert_ptr_equal(again.words, v1.words);
+	assert_ptr_equal(again.args, v1.args);
+	assert_string_equal(op.name, "F");
+	assert_string_equal(op.mm, "A");
+	assert_string_equal(v1.keyword, "new-anon");
+	assert_string_equal(v1.words[0], "F");
+	assert_int_equal(v2.nargs, 2);
+	assert_string_equal(v2.args[1].key, "true_mapcount");
+	assert_string_equal(v2.args[1].value, "1");
+	assert_true(v2.args[1].indexed);
+	assert_int_equal(v2.args[1].hi, 512);
+	fsim_script_free(s);
+}
+
+static void *view_all(void *arg)
+{
+	const struct fsim_script *s = arg;
+	struct fsim_stmt_view v;
+	size_t k;
+
+	for (k = 0; k < fsim_script_statements(s, 0); k++)
+		if (fsim_script_statement(s, 0, k, &v) || v.line != k + 2)
+			return NULL;
+	return (void *)s;
+}
+
+/* Two threads asking for the first views of one script at once: both get
+ * the same, complete views (one set is kept; TSan runs this too). */
+static void first_views_may_be_asked_by_two_threads(void **state)
+{
+	struct fsim_script *s = parse(
+		"scenario t\n"
+		"mm A\n"
+		"folio F order=2 anon\n"
+		"new-anon F mm=A\n"
+		"add F mm=A level=pte page=1 nr=1\n"
+		"remove F mm=A level=pte page=1 nr=1\n");
+	pthread_t t[2];
+	void *ret[2];
+	struct fsim_stmt_view a, b;
+	int i;
+
+	(void)state;
+	for (i = 0; i < 2; i++)
+		assert_int_equal(pthread_create(&t[i], NULL, view_all, s), 0);
+	for (i = 0; i < 2; i++) {
+		assert_int_equal(pthread_join(t[i], &ret[i]), 0);
+		assert_ptr_equal(ret[i], s);
+	}
+	assert_int_equal(fsim_script_statement(s, 0, 3, &a), 0);
+	assert_int_equal(fsim_script_statement(s, 0, 3, &b), 0);
+	assert_ptr_equal(a.args, b.args);
+	fsim_script_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -208,6 +315,9 @@ int main(void)
 		cmocka_unit_test(orders_default_to_the_arch_pmd_order),
 		cmocka_unit_test(process_ranges_are_typed),
 		cmocka_unit_test(names_are_numbered_in_declaration_order),
+		cmocka_unit_test(statements_see_the_names_of_their_line),
+		cmocka_unit_test(views_and_names_live_as_long_as_the_script),
+		cmocka_unit_test(first_views_may_be_asked_by_two_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

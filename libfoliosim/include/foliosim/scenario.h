@@ -100,7 +100,11 @@ FSIM_API const char *fsim_script_error(const struct fsim_script *script, size_t 
 FSIM_API const struct fsim_arch *fsim_script_arch(const struct fsim_script *script,
 						  size_t i);
 FSIM_API size_t fsim_script_statements(const struct fsim_script *script, size_t i);
-/** Statement @k of scenario @i; 0 or -EINVAL if out of range. */
+/** Statement @k of scenario @i; 0, -EINVAL if out of range, -ENOMEM.
+ *  A script keeps statements as text: the first call for a scenario parses
+ *  all its statements again and keeps them (about 800 bytes each), so the
+ *  view's pointers live until fsim_script_free().  Threads may call it at
+ *  once.  The executors (fsim_script_run(), check) do not use it. */
 FSIM_API int fsim_script_statement(const struct fsim_script *script, size_t i,
 				   size_t k, struct fsim_stmt_view *out);
 /** The value of @key in @v (non-indexed), or NULL. */
@@ -233,8 +237,10 @@ struct fsim_stmt_op {
 	bool keep_pmd;			/* default yes: PMD mappings move whole */
 };
 
-/** The resolved form of statement @k of scenario @i.  0, or -EINVAL if out
- *  of range or the scenario failed to parse at or before that statement. */
+/** The resolved form of statement @k of scenario @i.  0, -EINVAL if out of
+ *  range or the scenario failed to parse at or before that statement, or
+ *  -ENOMEM (the statement is parsed again from its text each call).  Its
+ *  names point into the script and live until fsim_script_free(). */
 FSIM_API int fsim_script_op(const struct fsim_script *script, size_t i, size_t k,
 			    struct fsim_stmt_op *out);
 /** The number of names scenario @i declares, and name @index (NULL out of
