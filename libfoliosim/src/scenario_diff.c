@@ -254,11 +254,15 @@ int fsim_script_compare(const struct fsim_script *script, size_t i,
 	status = begin_lanes(&ls, &begun);
 	for (k = 0; !status && k < script->sc[i].nstmts; k++) {
 		struct stmt st;
+		char why[400];
 
-		if (!stmt_load(script, &script->sc[i], k, &st)) {
-			snprintf(err, errlen, "%s:%u: out of memory", script->file,
-				 stmt_line(script, &script->sc[i], k));
-			status = -ENOMEM;
+		status = stmt_load(script, &script->sc[i], k, &st, why, sizeof(why));
+		if (status) {
+			snprintf(err, errlen, "%s:%u: %s%s", script->file,
+				 stmt_line(script, &script->sc[i], k),
+				 status == -ENOMEM ? "" : "internal error: ", why);
+			if (status != -ENOMEM)
+				status = -1;	/* a statement failed (documented) */
 			break;
 		}
 		if (st.kind != ST_EXPECT && st.kind != ST_MODE && st.kind != ST_ARCH) {

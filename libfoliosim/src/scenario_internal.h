@@ -92,9 +92,10 @@ struct fsim_script {
 
 /* Statement @k of scenario @sc, parsed again from its tokens into @out
  * (words, args and the op's names point into the script); release it
- * with stmt_release().  False if memory runs out. */
-bool stmt_load(const struct fsim_script *s, const struct scenario *sc, size_t k,
-	       struct stmt *out);
+ * with stmt_release().  0; -ENOMEM; -EPROTO if it no longer parses (a
+ * bug: @why, if not NULL, says how). */
+int stmt_load(const struct fsim_script *s, const struct scenario *sc, size_t k,
+	      struct stmt *out, char *why, size_t whylen);
 void stmt_release(struct stmt *st);
 /* The line of statement @k of @sc. */
 unsigned int stmt_line(const struct fsim_script *s, const struct scenario *sc, size_t k);

@@ -25,6 +25,7 @@ struct parser {
 	unsigned int line;
 	char err[400];
 	bool oom;	/* a scenario could not be added: the parse fails */
+	bool nomem;	/* the last perr() was "out of memory" */
 	/* stmt_load(): statement @step parsed again, nothing changed */
 	bool replay;
 	size_t step;
@@ -68,6 +69,7 @@ static bool perr(struct parser *p, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	snprintf(p->err, sizeof(p->err), "%s:%u: %s", p->script->file, p->line, msg);
+	p->nomem = !strcmp(fmt, "out of memory");
 	return false;
 }
 
@@ -1067,6 +1069,35 @@ static void keep_statement(struct parser *p, const struct stmt *st, char **tok,
 		p->cur->body_started = true;
 }
 
+/*
+ * Debug builds (the sanitizer suites, where every scenario file, unit test
+ * and fuzz corpus runs) parse each kept statement again at once, as
+ * stmt_load() will when it runs, and stop on any difference: a replay that
+ * resolved otherwise would run another statement than the one checked.
+ */
+static void check_replay(const struct parser *p, const struct stmt *st)
+{
+#ifndef NDEBUG
+	struct stmt again;
+	char why[400];
+	int ret = stmt_load(p->script, p->cur, p->cur->nstmts - 1, &again, why, sizeof(why));
+
+	if (ret == -ENOMEM)
+		return;
+	if (ret || again.kind != st->kind || again.nwords != st->nwords ||
+	    again.nargs != st->nargs || memcmp(&again.op, &st->op, sizeof(st->op))) {
+		fprintf(stderr, "foliosim: %s:%u: internal error: the statement resolves "
+			"otherwise when parsed again%s%s\n", p->script->file, st->line,
+			ret ? ": " : "", ret ? why : "");
+		abort();
+	}
+	stmt_release(&again);
+#else
+	(void)p;
+	(void)st;
+#endif
+}
+
 static void parse_line(struct parser *p, char *line)
 {
 	char *tok[MAX_TOKENS + 1];
@@ -1118,11 +1149,12 @@ static void parse_line(struct parser *p, char *line)
 							      : 1u << mode;
 	}
 	keep_statement(p, &st, tok, ntok);
+	check_replay(p, &st);
 	stmt_release(&st);
 }
 
-bool stmt_load(const struct fsim_script *s, const struct scenario *sc, size_t k,
-	       struct stmt *out)
+int stmt_load(const struct fsim_script *s, const struct scenario *sc, size_t k,
+	      struct stmt *out, char *why, size_t whylen)
 {
 	char *tok[MAX_TOKENS + 1];
 	struct parser p;
@@ -1137,9 +1169,11 @@ bool stmt_load(const struct fsim_script *s, const struct scenario *sc, size_t k,
 	p.line = s->stmt_line[sc->first + k];
 	ntok = entry_tokens(s->arena + s->stmt_off[sc->first + k], tok);
 	if (parse_statement(&p, tok, ntok, out, false) && resolve_op(&p, out))
-		return true;
+		return 0;
 	stmt_release(out);
-	return false;
+	if (why && whylen)
+		snprintf(why, whylen, "%s", p.nomem ? "out of memory" : p.err);
+	return p.nomem ? -ENOMEM : -EPROTO;
 }
 
 unsigned int stmt_line(const struct fsim_script *s, const struct scenario *sc, size_t k)
@@ -1422,7 +1456,7 @@ static const struct stmt *scenario_views(const struct fsim_script *s, size_t i)
 		return views;
 	views = calloc(n, sizeof(*views));
 	for (k = 0; views && k < n; k++) {
-		if (!stmt_load(s, sc, k, &views[k])) {
+		if (stmt_load(s, sc, k, &views[k], NULL, 0)) {
 			while (k--)
 				stmt_release(&views[k]);
 			free(views);
@@ -1465,11 +1499,14 @@ int fsim_script_op(const struct fsim_script *s, size_t i, size_t k,
 		   struct fsim_stmt_op *out)
 {
 	struct stmt st;
+	int ret;
 
 	if (i >= s->n || k >= s->sc[i].nstmts)
 		return -EINVAL;
-	if (!stmt_load(s, &s->sc[i], k, &st))
-		return -ENOMEM;
+	ret = stmt_load(s, &s->sc[i], k, &st, NULL, 0);
+
+	if (ret)
+		return ret;
 	*out = st.op;	/* its names point into the script, not into st */
 	stmt_release(&st);
 	return 0;

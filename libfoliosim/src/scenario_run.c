@@ -495,10 +495,12 @@ void fsim_script_run_progress(const struct fsim_script *script, size_t i,
 			fsim_mode_name(opts->mode), r.sc->arch.bits);
 	for (k = 0; k < r.sc->nstmts; k++) {
 		struct stmt st;
+		char why[400];
 		bool ok;
 
-		if (!stmt_load(script, r.sc, k, &st)) {
-			fail(&r, "line %u: out of memory", stmt_line(script, r.sc, k));
+		if (stmt_load(script, r.sc, k, &st, why, sizeof(why))) {
+			fail(&r, "line %u: %s%s", stmt_line(script, r.sc, k),
+			     strcmp(why, "out of memory") ? "internal error: " : "", why);
 			break;
 		}
 		ok = run_statement(&r, &st);

@@ -6,6 +6,8 @@
  * the work cap: fsim_script_run() in both modes with a trace to /dev/null,
  * and fsim_script_diff() (both modes in lockstep).  It must never crash,
  * hang or leak; failing scenarios are fine (that is what bad input does).
+ * A statement the parser kept must parse again when it runs (a script
+ * keeps statements as text): a replay that fails is a crash here.
  *
  * The work cap.  The language can ask for unbounded work on purpose:
  * `repeat 8388607 add ...`, a folio of order 30 (2^30 per-page counters in
@@ -25,6 +27,7 @@
  * FOLIOSIM_FUZZ_VERBOSE=1 prints each scenario's decision.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +73,9 @@ static void run_scenario(const struct fsim_script *s, size_t i)
 		opts.trace = devnull;
 		fsim_script_run(s, i, &opts, &res);
 		counters.ops += res.statements;
+		/* A statement the parser kept must parse again when it runs. */
+		if (strstr(res.message, "internal error"))
+			fz_die("fuzz_scenario", res.message);
 		if (getenv("FOLIOSIM_FUZZ_VERBOSE"))
 			fprintf(stderr, "  %s %s: %s %s\n", fsim_mode_name(modes[m]),
 				fsim_script_name(s, i),
@@ -99,6 +105,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	for (i = 0; i < fsim_script_count(s); i++) {
 		bool run = affordable(s, i);
+		struct fsim_stmt_op op;
+		size_t k;
+
+		/* Every kept statement parses again (fsim_script_op() does). */
+		for (k = 0; k < fsim_script_statements(s, i); k++)
+			if (fsim_script_op(s, i, k, &op) == -EPROTO)
+				fz_die("fuzz_scenario", "a kept statement no longer parses");
 
 		if (getenv("FOLIOSIM_FUZZ_VERBOSE"))
 			fprintf(stderr, "scenario %s: %s\n", fsim_script_name(s, i),

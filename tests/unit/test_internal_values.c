@@ -41,7 +41,7 @@ static int collect_after_all(size_t limit, size_t *n)
 	for (k = 0; k < fsim_script_statements(s, 0); k++) {
 		struct stmt st;
 
-		assert_true(stmt_load(s, &s->sc[0], k, &st));
+		assert_int_equal(stmt_load(s, &s->sc[0], k, &st, NULL, 0), 0);
 		assert_true(run_statement(&r, &st));
 		r.st = NULL;
 		stmt_release(&st);
