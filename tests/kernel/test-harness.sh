@@ -215,6 +215,26 @@ for c in ok:0 bad:nonzero none:nonzero; do
     esac
 done
 expect_rc nonzero "run-guest rejects --gfuzz without a number" "$S/run-guest" --gfuzz many
+# --timeout-scale N reaches the guest's /init as foliosim.timeout_scale=N,
+# which multiplies every selftest's timeout (sanitizer kernels).
+expect_rc 0 "run-guest --timeout-scale 4 runs" \
+    env PATH="$TMP/bin:$PATH" FAKE_SERIAL="$TMP/gfuzz-ok.log" "$S/run-guest" \
+    --kernel "$TMP/fake-bzImage" --initramfs "$TMP/fake-initrd" --gfuzz 10 \
+    --timeout 30 --timeout-scale 4 --no-baseline --log "$TMP/fake-scale.log"
+if grep -q 'foliosim\.timeout_scale=4' "$TMP/fake-scale.log.cmd"; then
+    ok "run-guest --timeout-scale 4 puts foliosim.timeout_scale=4 on the command line"
+else
+    bad "no foliosim.timeout_scale=4 in $(cat "$TMP/fake-scale.log.cmd")"
+fi
+if grep -q 'TIMEOUT_SCALE=.*foliosim.timeout_scale' "$S/../initramfs/init" &&
+   grep -q 'to=$((to \* TIMEOUT_SCALE))' "$S/../initramfs/init"; then
+    ok "the guest /init reads foliosim.timeout_scale and scales each selftest timeout"
+else
+    bad "the guest /init does not scale selftest timeouts by foliosim.timeout_scale"
+fi
+for v in 0 x; do
+    expect_rc nonzero "run-guest rejects --timeout-scale $v" "$S/run-guest" --timeout-scale "$v"
+done
 
 # ------------------------------------------------------- hung guest (real) --
 K="$(cat "$KB/last-kernel-x86_64" 2>/dev/null || true)"
