@@ -5,7 +5,9 @@
 # an address-space limit of 4x the file's size:
 #   - a 50 MB file of 7,000 small scenarios (1.2 GB before the reader);
 #   - a 50 MB file of one scenario of 1.4 million statements (1.17 GB when
-#     statements were kept parsed; 122 MB peak RSS since).
+#     statements were kept parsed; 122 MB peak RSS since);
+#   - the first from standard input, and `report` and `diff` of the second,
+#     which parse the file whole.
 #   cli-memory.sh FOLIOSIM
 set -eu
 foliosim=$1
@@ -47,6 +49,26 @@ check_under_limit() {
 	}
 	echo "cli-memory: ok ($out)"
 }
+scenarios_big=$(grep -c '^scenario ' "$tmp/big.scn")
 
 check_under_limit "$tmp/big.scn"
 check_under_limit "$tmp/one.scn"
+
+# Standard input and the other commands parse the file whole; a parsed
+# script is about 2.5 times its text, so they pass under 4x as well.
+limit_kb=$(( 4 * $(wc -c < "$tmp/big.scn") / 1024 ))
+out=$( (ulimit -v "$limit_kb"; "$foliosim" check --no-progress - < "$tmp/big.scn") 2>&1 | tail -1)
+[ "$out" = "$scenarios_big passed, 0 failed" ] || {
+	echo "cli-memory: FAIL: check of standard input: expected '$scenarios_big passed, 0 failed', got '$out'"
+	exit 1
+}
+echo "cli-memory: ok (standard input: $out)"
+for cmd in report diff; do
+	limit_kb=$(( 4 * $(wc -c < "$tmp/one.scn") / 1024 ))
+	if ! (ulimit -v "$limit_kb"; "$foliosim" "$cmd" "$tmp/one.scn") > "$tmp/$cmd.out" 2>&1; then
+		tail -3 "$tmp/$cmd.out"
+		echo "cli-memory: FAIL: $cmd of one.scn under $limit_kb kB"
+		exit 1
+	fi
+	echo "cli-memory: ok ($cmd of one.scn under $limit_kb kB)"
+done
