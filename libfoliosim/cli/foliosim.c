@@ -296,8 +296,14 @@ int check_loaded(const struct options *o, const struct fsim_script *s, char *err
 	for (i = 0; i < fsim_script_count(s); i++)
 		for (k = 0; k < fsim_script_statements(s, i); k++) {
 			struct fsim_stmt_op op;
+			int ret = fsim_script_op(s, i, k, &op);
 
-			if (fsim_script_op(s, i, k, &op) || op.repeat <= o->max_repeat)
+			if (ret) {
+				snprintf(err, errlen, "%s: scenario %s: %s", fsim_script_file(s),
+					 fsim_script_name(s, i), strerror(-ret));
+				return -1;
+			}
+			if (op.repeat <= o->max_repeat)
 				continue;
 			snprintf(err, errlen, "%s:%u: repeat %lu is above the cap of %llu "
 				 "(foliosim --max-repeat N allows more)", fsim_script_file(s),

@@ -499,15 +499,30 @@ static bool kg_stmt(struct kg_gen *g, const struct fsim_stmt_op *op,
 	return true;
 }
 
+/* Statement @k of scenario @i resolved; a statement that cannot be (out
+ * of memory) ends kunit-gen: a table with it left out would be wrong. */
+static void kg_op(const struct fsim_script *s, size_t i, size_t k, struct fsim_stmt_op *op)
+{
+	int err = fsim_script_op(s, i, k, op);
+
+	if (err) {
+		fprintf(stderr, "foliosim kunit-gen: %s: scenario %s, statement %zu: %s\n",
+			fsim_script_file(s), fsim_script_name(s, i), k + 1, strerror(-err));
+		exit(2);
+	}
+}
+
 /* Does scenario @i declare a hugetlb folio? */
 static bool kg_has_hugetlb(const struct fsim_script *s, size_t i)
 {
 	size_t k, n = fsim_script_statements(s, i);
 	struct fsim_stmt_op op;
 
-	for (k = 0; k < n; k++)
-		if (!fsim_script_op(s, i, k, &op) && op.op == FSIM_OP_FOLIO && op.hugetlb)
+	for (k = 0; k < n; k++) {
+		kg_op(s, i, k, &op);
+		if (op.op == FSIM_OP_FOLIO && op.hugetlb)
 			return true;
+	}
 	return false;
 }
 
@@ -517,11 +532,12 @@ static bool kg_has_detect(const struct fsim_script *s, size_t i)
 	size_t k, n = fsim_script_statements(s, i);
 	struct fsim_stmt_op op;
 
-	for (k = 0; k < n; k++)
-		if (!fsim_script_op(s, i, k, &op) &&
-		    (op.op == FSIM_OP_PART || op.op == FSIM_OP_DETECT ||
-		     op.op == FSIM_OP_SPLIT_SCAN))
+	for (k = 0; k < n; k++) {
+		kg_op(s, i, k, &op);
+		if (op.op == FSIM_OP_PART || op.op == FSIM_OP_DETECT ||
+		    op.op == FSIM_OP_SPLIT_SCAN)
 			return true;
+	}
 	return false;
 }
 
@@ -577,8 +593,13 @@ static bool kg_scenario(const struct fsim_script *s, size_t i, struct kg_scn *sc
 		struct fsim_stmt_view v;
 		struct fsim_stmt_op op;
 
-		if (fsim_script_statement(s, i, k, &v) || fsim_script_op(s, i, k, &op))
+		int err = fsim_script_statement(s, i, k, &v);
+
+		if (err) {
+			kg_error(&g, "%s", strerror(-err));
 			break;
+		}
+		kg_op(s, i, k, &op);
 		g.line = op.line;
 		if (op.op == FSIM_OP_MODE || op.op == FSIM_OP_ARCH)
 			continue;	/* in the scenario's header fields */

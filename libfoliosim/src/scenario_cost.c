@@ -80,8 +80,14 @@ int fsim_script_cost(const struct fsim_script *s, size_t i, unsigned int modes,
 	if (!order)
 		return -ENOMEM;
 	for (k = 0; k < n; k++) {
-		if (fsim_script_statement(s, i, k, &v) || fsim_script_op(s, i, k, &op))
-			break;
+		int err = fsim_script_statement(s, i, k, &v);
+
+		if (!err)
+			err = fsim_script_op(s, i, k, &op);
+		if (err) {	/* a cost too low would be worse than none */
+			free(order);
+			return err;
+		}
 		out->steps = add_sat(out->steps, add_sat(1, op.repeat));
 		if (op.repeat > out->max_repeat)
 			out->max_repeat = op.repeat;

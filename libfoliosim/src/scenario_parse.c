@@ -26,6 +26,7 @@ struct parser {
 	char err[400];
 	bool oom;	/* a scenario could not be added: the parse fails */
 	bool nomem;	/* the last perr() was "out of memory" */
+	char msg[300];	/* the last perr()'s message, without FILE:LINE: */
 	/* stmt_load(): statement @step parsed again, nothing changed */
 	bool replay;
 	size_t step;
@@ -69,6 +70,7 @@ static bool perr(struct parser *p, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	snprintf(p->err, sizeof(p->err), "%s:%u: %s", p->script->file, p->line, msg);
+	snprintf(p->msg, sizeof(p->msg), "%s", msg);
 	p->nomem = !strcmp(fmt, "out of memory");
 	return false;
 }
@@ -600,14 +602,17 @@ static bool check_expect_target(struct parser *p, struct stmt *st)
 	t = st->words[0];
 	if (!st->nargs || (!strcmp(t, "thp") && st->nargs == 1 && stmt_arg(st, "order")))
 		return perr(p, "expect %s: nothing to compare", t);
+	if ((!strcmp(t, "stats") || !strcmp(t, "meminfo") || !strcmp(t, "thp") ||
+	     !strcmp(t, "vmstat")) && st->nwords != 1)
+		return perr(p, "expect %s takes no name after it, got '%s'", t, st->words[1]);
 	if (!strcmp(t, "stats"))
-		return st->nwords == 1 && check_expect_args(p, st, FSIM_EXPECT_STATS, "expect stats");
+		return check_expect_args(p, st, FSIM_EXPECT_STATS, "expect stats");
 	if (!strcmp(t, "meminfo"))
-		return st->nwords == 1 && check_expect_args(p, st, FSIM_EXPECT_MEMINFO, "expect meminfo");
+		return check_expect_args(p, st, FSIM_EXPECT_MEMINFO, "expect meminfo");
 	if (!strcmp(t, "thp"))
-		return st->nwords == 1 && check_expect_args(p, st, FSIM_EXPECT_THP, "expect thp");
+		return check_expect_args(p, st, FSIM_EXPECT_THP, "expect thp");
 	if (!strcmp(t, "vmstat"))
-		return st->nwords == 1 && check_expect_args(p, st, FSIM_EXPECT_VMSTAT, "expect vmstat");
+		return check_expect_args(p, st, FSIM_EXPECT_VMSTAT, "expect vmstat");
 	if (st->nwords == 2) {
 		if (!is_process(p, t))
 			return perr(p, "expect %s %s: %s is not a process", t,
@@ -880,23 +885,26 @@ static int declare_name(struct parser *p, const char *name, unsigned char kind)
 {
 	struct scenario *sc = p->cur;
 	size_t before = sc->names.n;
-	void *kinds = sc->name_kinds, *steps = sc->name_steps;
 	int k;
 
 	if (p->replay)
 		return name_at(p, name);
+	if (names_find(&sc->names, name) < 0) {
+		/* Room for its kinds and steps first: a replay of an earlier
+		 * statement reads them for every name it finds. */
+		void *kinds = sc->name_kinds, *steps = sc->name_steps;
+
+		if (!scn_array_room(&kinds, before, 1))
+			return -1;
+		sc->name_kinds = kinds;
+		if (!scn_array_room(&steps, before, sizeof(*sc->name_steps)))
+			return -1;
+		sc->name_steps = steps;
+	}
 	k = names_declare(&sc->names, name);
 	if (k < 0)
 		return -1;
 	if (sc->names.n > before) {	/* new: its kinds start empty */
-		bool room = scn_array_room(&kinds, before, 1);
-
-		if (room)
-			sc->name_kinds = kinds;
-		room = room && scn_array_room(&steps, before, sizeof(*sc->name_steps));
-		if (!room)
-			return -1;	/* the name stays, numbered, kind-less */
-		sc->name_steps = steps;
 		sc->name_kinds[k] = 0;
 		sc->name_steps[k].declared = parser_step(p);
 		sc->name_steps[k].process = SIZE_MAX;
@@ -917,13 +925,15 @@ static enum fsim_expect_target expect_target(const struct parser *p,
 	};
 	size_t i;
 
+	/* In check_expect_target()'s order: a group word wins over a process
+	 * of that name, whose keys it was checked against. */
+	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
+		if (!strcmp(st->words[0], groups[i].word))
+			return groups[i].t;
 	if (st->nwords == 2)
 		return FSIM_EXPECT_REGION;
 	if (is_process(p, st->words[0]))
 		return FSIM_EXPECT_ROLLUP;
-	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
-		if (!strcmp(st->words[0], groups[i].word))
-			return groups[i].t;
 	return FSIM_EXPECT_FOLIO;
 }
 
@@ -1171,8 +1181,8 @@ int stmt_load(const struct fsim_script *s, const struct scenario *sc, size_t k,
 	if (parse_statement(&p, tok, ntok, out, false) && resolve_op(&p, out))
 		return 0;
 	stmt_release(out);
-	if (why && whylen)
-		snprintf(why, whylen, "%s", p.nomem ? "out of memory" : p.err);
+	if (why && whylen)	/* the message, without perr()'s FILE:LINE: */
+		snprintf(why, whylen, "%s", p.nomem ? "out of memory" : p.msg);
 	return p.nomem ? -ENOMEM : -EPROTO;
 }
 
@@ -1181,36 +1191,52 @@ unsigned int stmt_line(const struct fsim_script *s, const struct scenario *sc, s
 	return s->stmt_line[sc->first + k];
 }
 
-/* The length of the longest line of @text (the one line buffer's size)
- * and the number of lines. */
-static size_t longest_line(const char *text, size_t len, size_t *lines)
+/* Whether the line @text[pos..end) holds a token (tokenize()'s rule). */
+static bool line_has_token(const char *text, size_t pos, size_t end)
+{
+	for (; pos < end; pos++) {
+		if (text[pos] == '#' || text[pos] == '\0')
+			return false;
+		if (!strchr(" \t\r\f\v", text[pos]))
+			return true;
+	}
+	return false;
+}
+
+/* The length of the longest line of @text (the one line buffer's size),
+ * the number of lines with a token and their bytes. */
+static size_t longest_line(const char *text, size_t len, size_t *lines, size_t *bytes)
 {
 	size_t pos = 0, longest = 0;
 
-	*lines = 0;
+	*lines = *bytes = 0;
 	while (pos < len) {
 		const char *nl = memchr(text + pos, '\n', len - pos);
 		size_t end = nl ? (size_t)(nl - text) : len;
 
 		if (end - pos > longest)
 			longest = end - pos;
+		if (line_has_token(text, pos, end)) {
+			++*lines;
+			*bytes += end - pos;
+		}
 		pos = end + 1;
-		++*lines;
 	}
 	return longest;
 }
 
 /*
  * Room for every statement @text can hold, allocated once: a line of L
- * bytes stores at most L + 2 (its tokens with their NULs, then the entry's
- * empty string), and is at most one statement.  Growing by doubling
- * instead would reserve up to twice the memory at the end.
+ * bytes with a token stores at most L + 2 (its tokens with their NULs,
+ * then the entry's empty string), and is at most one statement; blank and
+ * comment lines store nothing.  @lines, @bytes: those lines, their bytes.
+ * Growing by doubling instead would reserve up to twice the memory.
  */
-static bool script_room(struct fsim_script *s, size_t len, size_t lines)
+static bool script_room(struct fsim_script *s, size_t bytes, size_t lines)
 {
-	if (lines > (SIZE_MAX - len - 1) / 2 || lines > SIZE_MAX / sizeof(*s->stmt_off))
+	if (lines > (SIZE_MAX - bytes - 1) / 2 || lines > SIZE_MAX / sizeof(*s->stmt_off))
 		return false;
-	s->arena_size = len + 2 * lines + 1;
+	s->arena_size = bytes + 2 * lines + 1;
 	s->stmts_size = lines;
 	s->arena = malloc(s->arena_size);
 	s->stmt_off = malloc((lines ? lines : 1) * sizeof(*s->stmt_off));
@@ -1237,7 +1263,7 @@ int script_parse_lines(const char *name, const char *text, size_t len,
 		       unsigned int first_line, struct fsim_script **out)
 {
 	struct parser p;
-	size_t pos = 0, lines;
+	size_t pos = 0, lines, bytes;
 	char *line;
 
 	memset(&p, 0, sizeof(p));
@@ -1246,8 +1272,8 @@ int script_parse_lines(const char *name, const char *text, size_t len,
 	if (!p.script)
 		return -ENOMEM;
 	p.script->file = xstrdup(name ? name : "<input>");
-	line = malloc(longest_line(text, len, &lines) + 1);
-	if (!p.script->file || !line || !script_room(p.script, len, lines)) {
+	line = malloc(longest_line(text, len, &lines, &bytes) + 1);
+	if (!p.script->file || !line || !script_room(p.script, bytes, lines)) {
 		free(line);
 		fsim_script_free(p.script);
 		return -ENOMEM;
@@ -1445,8 +1471,9 @@ size_t fsim_script_statements(const struct fsim_script *s, size_t i)
 }
 
 /* Every statement of scenario @i loaded, once: the views' arrays live as
- * long as the script.  Threads may race here; one set wins. */
-static const struct stmt *scenario_views(const struct fsim_script *s, size_t i)
+ * long as the script.  Threads may race here; one set wins.  NULL with
+ * *@err (stmt_load()'s) if one does not load. */
+static const struct stmt *scenario_views(const struct fsim_script *s, size_t i, int *err)
 {
 	struct scenario *sc = (struct scenario *)&s->sc[i];
 	struct stmt *views = atomic_load(&sc->views), *none = NULL;
@@ -1455,8 +1482,10 @@ static const struct stmt *scenario_views(const struct fsim_script *s, size_t i)
 	if (views)
 		return views;
 	views = calloc(n, sizeof(*views));
+	*err = views ? 0 : -ENOMEM;
 	for (k = 0; views && k < n; k++) {
-		if (stmt_load(s, sc, k, &views[k], NULL, 0)) {
+		*err = stmt_load(s, sc, k, &views[k], NULL, 0);
+		if (*err) {
 			while (k--)
 				stmt_release(&views[k]);
 			free(views);
@@ -1477,12 +1506,13 @@ int fsim_script_statement(const struct fsim_script *s, size_t i, size_t k,
 			  struct fsim_stmt_view *v)
 {
 	const struct stmt *st;
+	int err;
 
 	if (i >= s->n || k >= s->sc[i].nstmts)
 		return -EINVAL;
-	st = scenario_views(s, i);
+	st = scenario_views(s, i, &err);
 	if (!st)
-		return -ENOMEM;
+		return err;
 	st += k;
 	v->line = st->line;
 	v->keyword = stmt_keyword(st);

@@ -498,9 +498,14 @@ void fsim_script_run_progress(const struct fsim_script *script, size_t i,
 		char why[400];
 		bool ok;
 
-		if (stmt_load(script, r.sc, k, &st, why, sizeof(why))) {
-			fail(&r, "line %u: %s%s", stmt_line(script, r.sc, k),
-			     strcmp(why, "out of memory") ? "internal error: " : "", why);
+		int err = stmt_load(script, r.sc, k, &st, why, sizeof(why));
+
+		if (err) {
+			struct stmt at = { .line = stmt_line(script, r.sc, k) };
+
+			r.st = &at;	/* fail()'s FILE:LINE is the statement's */
+			fail(&r, "%s%s", err == -ENOMEM ? "" : "internal error: ", why);
+			r.st = NULL;
 			break;
 		}
 		ok = run_statement(&r, &st);

@@ -271,7 +271,7 @@ struct fsim_cost {
 					 * pages; times repeat */
 };
 /** The cost of scenario @i, counting the expect[MODE] lines of the modes
- *  in @modes (bit 1 << mode; 0: every mode).  0 or -EINVAL. */
+ *  in @modes (bit 1 << mode; 0: every mode).  0, -EINVAL or -ENOMEM. */
 FSIM_API int fsim_script_cost(const struct fsim_script *script, size_t i,
 			      unsigned int modes, struct fsim_cost *out);
 
