@@ -125,6 +125,9 @@ bool scn_parse_uint(const char *s, unsigned long long *out);
 bool scn_parse_size(const char *s, unsigned long long *out);
 bool scn_parse_bool(const char *s, bool *out);
 int scn_parse_errno(const char *s);
+/* Whether the @len bytes of @line hold a token: not blank, not only a
+ * comment (a NUL byte counts: the parser reports it as binary data). */
+bool scn_has_token(const char *line, size_t len);
 
 /*
  * Make room for element @n of the array *@arr of @n elements of @size

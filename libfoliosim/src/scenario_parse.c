@@ -592,8 +592,35 @@ static bool check_mmap_words(struct parser *p, const struct stmt *st)
 	return true;
 }
 
+/* The targets named by a word (expect stats ...): checked and resolved by
+ * this one table, so a group word means the same to both. */
+struct expect_group {
+	const char *word;
+	const char *what;	/* in check_expect_args()'s messages */
+	enum fsim_expect_target t;
+};
+
+static const struct expect_group expect_groups[] = {
+	{ "stats", "expect stats", FSIM_EXPECT_STATS },
+	{ "thp", "expect thp", FSIM_EXPECT_THP },
+	{ "vmstat", "expect vmstat", FSIM_EXPECT_VMSTAT },
+	{ "meminfo", "expect meminfo", FSIM_EXPECT_MEMINFO },
+};
+
+/* The row of expect_groups[] named @word, or NULL. */
+static const struct expect_group *expect_group(const char *word)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(expect_groups) / sizeof(expect_groups[0]); i++)
+		if (!strcmp(word, expect_groups[i].word))
+			return &expect_groups[i];
+	return NULL;
+}
+
 static bool check_expect_target(struct parser *p, struct stmt *st)
 {
+	const struct expect_group *group;
 	const char *t;
 
 	if (st->nwords < 1)
@@ -602,17 +629,11 @@ static bool check_expect_target(struct parser *p, struct stmt *st)
 	t = st->words[0];
 	if (!st->nargs || (!strcmp(t, "thp") && st->nargs == 1 && stmt_arg(st, "order")))
 		return perr(p, "expect %s: nothing to compare", t);
-	if ((!strcmp(t, "stats") || !strcmp(t, "meminfo") || !strcmp(t, "thp") ||
-	     !strcmp(t, "vmstat")) && st->nwords != 1)
+	group = expect_group(t);
+	if (group && st->nwords != 1)
 		return perr(p, "expect %s takes no name after it, got '%s'", t, st->words[1]);
-	if (!strcmp(t, "stats"))
-		return check_expect_args(p, st, FSIM_EXPECT_STATS, "expect stats");
-	if (!strcmp(t, "meminfo"))
-		return check_expect_args(p, st, FSIM_EXPECT_MEMINFO, "expect meminfo");
-	if (!strcmp(t, "thp"))
-		return check_expect_args(p, st, FSIM_EXPECT_THP, "expect thp");
-	if (!strcmp(t, "vmstat"))
-		return check_expect_args(p, st, FSIM_EXPECT_VMSTAT, "expect vmstat");
+	if (group)
+		return check_expect_args(p, st, group->t, group->what);
 	if (st->nwords == 2) {
 		if (!is_process(p, t))
 			return perr(p, "expect %s %s: %s is not a process", t,
@@ -919,17 +940,12 @@ static int declare_name(struct parser *p, const char *name, unsigned char kind)
 static enum fsim_expect_target expect_target(const struct parser *p,
 					    const struct stmt *st)
 {
-	static const struct { const char *word; enum fsim_expect_target t; } groups[] = {
-		{ "stats", FSIM_EXPECT_STATS }, { "thp", FSIM_EXPECT_THP },
-		{ "vmstat", FSIM_EXPECT_VMSTAT }, { "meminfo", FSIM_EXPECT_MEMINFO },
-	};
-	size_t i;
+	const struct expect_group *group = expect_group(st->words[0]);
 
 	/* In check_expect_target()'s order: a group word wins over a process
 	 * of that name, whose keys it was checked against. */
-	for (i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
-		if (!strcmp(st->words[0], groups[i].word))
-			return groups[i].t;
+	if (group)
+		return group->t;
 	if (st->nwords == 2)
 		return FSIM_EXPECT_REGION;
 	if (is_process(p, st->words[0]))
@@ -1037,9 +1053,9 @@ static bool resolve_op(struct parser *p, struct stmt *st)
 }
 
 /* Copies tokens @tok into the arena as a statement's entry (each token
- * with its NUL, then an empty string) and points @tok at the copies.
- * script_parse_lines() sized the arena for every line. */
-static void store_tokens(struct fsim_script *s, char **tok, size_t ntok)
+ * with its NUL, then an empty string) and points @tok at the copies; the
+ * entry's size.  script_parse_lines() sized the arena for every line. */
+static size_t store_tokens(struct fsim_script *s, char **tok, size_t ntok)
 {
 	char *dst = s->arena + s->arena_used;
 	size_t i, n;
@@ -1051,6 +1067,7 @@ static void store_tokens(struct fsim_script *s, char **tok, size_t ntok)
 		dst += n;
 	}
 	*dst = '\0';
+	return (size_t)(dst + 1 - (s->arena + s->arena_used));
 }
 
 /* The tokens of the entry at @entry (store_tokens()); their number. */
@@ -1065,15 +1082,15 @@ static size_t entry_tokens(char *entry, char **tok)
 	return n;
 }
 
-/* Keeps the statement just parsed: its tokens stay in the arena. */
-static void keep_statement(struct parser *p, const struct stmt *st, char **tok,
-			   size_t ntok)
+/* Keeps the statement just parsed: its tokens (@size bytes, stored by
+ * store_tokens()) stay in the arena. */
+static void keep_statement(struct parser *p, const struct stmt *st, size_t size)
 {
 	struct fsim_script *s = p->script;
 
 	s->stmt_off[s->nstmts] = s->arena_used;
 	s->stmt_line[s->nstmts++] = st->line;
-	s->arena_used += (size_t)(tok[ntok - 1] - tok[0]) + strlen(tok[ntok - 1]) + 2;
+	s->arena_used += size;
 	p->cur->nstmts++;
 	if (st->kind != ST_MODE && st->kind != ST_ARCH && st->kind != ST_PART)
 		p->cur->body_started = true;
@@ -1113,6 +1130,7 @@ static void parse_line(struct parser *p, char *line)
 	char *tok[MAX_TOKENS + 1];
 	size_t ntok = tokenize(line, tok);
 	struct stmt st;
+	size_t size;
 
 	if (!ntok)
 		return;
@@ -1144,7 +1162,7 @@ static void parse_line(struct parser *p, char *line)
 	}
 	/* Parsed from the arena, as stmt_load() will: the words and values
 	 * of the resolved form point there. */
-	store_tokens(p->script, tok, ntok);
+	size = store_tokens(p->script, tok, ntok);
 	memset(&st, 0, sizeof(st));
 	if (!parse_statement(p, tok, ntok, &st, false) || !resolve_op(p, &st)) {
 		stmt_release(&st);
@@ -1158,7 +1176,7 @@ static void parse_line(struct parser *p, char *line)
 		p->cur->modes = fsim_mode_from_name(m, &mode) ? FSIM_ALL_MODES
 							      : 1u << mode;
 	}
-	keep_statement(p, &st, tok, ntok);
+	keep_statement(p, &st, size);
 	check_replay(p, &st);
 	stmt_release(&st);
 }
@@ -1182,7 +1200,7 @@ int stmt_load(const struct fsim_script *s, const struct scenario *sc, size_t k,
 		return 0;
 	stmt_release(out);
 	if (why && whylen)	/* the message, without perr()'s FILE:LINE: */
-		snprintf(why, whylen, "%s", p.nomem ? "out of memory" : p.msg);
+		snprintf(why, whylen, "%s", p.msg);
 	return p.nomem ? -ENOMEM : -EPROTO;
 }
 
@@ -1191,13 +1209,14 @@ unsigned int stmt_line(const struct fsim_script *s, const struct scenario *sc, s
 	return s->stmt_line[sc->first + k];
 }
 
-/* Whether the line @text[pos..end) holds a token (tokenize()'s rule). */
-static bool line_has_token(const char *text, size_t pos, size_t end)
+bool scn_has_token(const char *line, size_t len)
 {
-	for (; pos < end; pos++) {
-		if (text[pos] == '#' || text[pos] == '\0')
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (line[i] == '#')
 			return false;
-		if (!strchr(" \t\r\f\v", text[pos]))
+		if (!strchr(" \t\r\f\v\n", line[i]) || !line[i])
 			return true;
 	}
 	return false;
@@ -1216,7 +1235,7 @@ static size_t longest_line(const char *text, size_t len, size_t *lines, size_t *
 
 		if (end - pos > longest)
 			longest = end - pos;
-		if (line_has_token(text, pos, end)) {
+		if (scn_has_token(text + pos, end - pos)) {
 			++*lines;
 			*bytes += end - pos;
 		}
@@ -1381,18 +1400,25 @@ int fsim_script_load(const char *path, struct fsim_script **out, char *err,
 	return ret;
 }
 
+/* Releases the first @n statements of @views, then the array. */
+static void views_free(struct stmt *views, size_t n)
+{
+	while (n--)
+		stmt_release(&views[n]);
+	free(views);
+}
+
 void fsim_script_free(struct fsim_script *s)
 {
-	size_t i, j;
+	size_t i;
 
 	if (!s)
 		return;
 	for (i = 0; i < s->n; i++) {
 		struct stmt *views = atomic_load(&s->sc[i].views);
 
-		for (j = 0; views && j < s->sc[i].nstmts; j++)
-			stmt_release(&views[j]);
-		free(views);
+		if (views)
+			views_free(views, s->sc[i].nstmts);
 		if (s->sc[i].name != oom_name)
 			free(s->sc[i].name);
 		if (s->sc[i].error != oom_error)
@@ -1486,9 +1512,7 @@ static const struct stmt *scenario_views(const struct fsim_script *s, size_t i, 
 	for (k = 0; views && k < n; k++) {
 		*err = stmt_load(s, sc, k, &views[k], NULL, 0);
 		if (*err) {
-			while (k--)
-				stmt_release(&views[k]);
-			free(views);
+			views_free(views, k);
 			views = NULL;
 		}
 	}
@@ -1496,9 +1520,7 @@ static const struct stmt *scenario_views(const struct fsim_script *s, size_t i, 
 		return NULL;
 	if (atomic_compare_exchange_strong(&sc->views, &none, views))
 		return views;
-	for (k = 0; k < n; k++)
-		stmt_release(&views[k]);
-	free(views);
+	views_free(views, n);
 	return none;	/* another thread's */
 }
 
@@ -1534,7 +1556,6 @@ int fsim_script_op(const struct fsim_script *s, size_t i, size_t k,
 	if (i >= s->n || k >= s->sc[i].nstmts)
 		return -EINVAL;
 	ret = stmt_load(s, &s->sc[i], k, &st, NULL, 0);
-
 	if (ret)
 		return ret;
 	*out = st.op;	/* its names point into the script, not into st */

@@ -36,20 +36,6 @@ static bool starts_scenario(const char *line, size_t len)
 	       (len - i == 8 || strchr(" \t\r\f\v\n#", line[i + 8]));
 }
 
-/* Whether @line holds a token (not blank, not only a comment). */
-static bool has_token(const char *line, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		if (line[i] == '#')
-			return false;
-		if (!strchr(" \t\r\f\v\n", line[i]) || !line[i])
-			return true;
-	}
-	return false;
-}
-
 static int chunk_append(struct fsim_script_reader *r, const char *s, size_t n)
 {
 	if (r->chunk_len + n > r->chunk_cap) {
@@ -129,7 +115,7 @@ static int gather(struct fsim_script_reader *r, unsigned int *first_line)
 		}
 		if (content && starts_scenario(r->line, (size_t)r->line_len))
 			return 0;	/* read ahead: the next scenario's first line */
-		content |= has_token(r->line, (size_t)r->line_len);
+		content |= scn_has_token(r->line, (size_t)r->line_len);
 		ret = chunk_append(r, r->line, (size_t)r->line_len);
 		if (ret)
 			return ret;
