@@ -128,13 +128,25 @@ ensure_kernel_source() {
     KSRC_DPKG_VERSION="$(dpkg-query -W -f='${Version}' "$KSRC_PKG" 2>/dev/null || echo unknown)"
 }
 
-# Lines of the series file that name patches (comments and blanks removed).
-# The patches of kernel-port/series, in order. A line "# part: NAME" opens a
+# The series files: kernel-port/series, then KP_SERIES_EXTRA if set (a file
+# of measurement-only parts that run-bench appends, kernel-port/series.bench;
+# never part of the series itself).
+series_files() {
+    [ -f "$KP_DIR/series" ] && echo "$KP_DIR/series"
+    if [ -n "${KP_SERIES_EXTRA:-}" ]; then
+        [ -f "$KP_SERIES_EXTRA" ] || die "KP_SERIES_EXTRA: no file $KP_SERIES_EXTRA"
+        echo "$KP_SERIES_EXTRA"
+    fi
+    return 0
+}
+
+# The patches of the series files, in order. A line "# part: NAME" opens a
 # part; with KP_SERIES_UNTIL=NAME only the patches up to the end of that part
 # are listed, with KP_SERIES_UNTIL=none none (the pristine tree).
 series_entries() {
-    local series="$KP_DIR/series"
-    [ -f "$series" ] || return 0
+    local files
+    mapfile -t files < <(series_files)
+    [ "${#files[@]}" -gt 0 ] || return 0
     awk -v until="${KP_SERIES_UNTIL:-}" '
         /^[[:space:]]*#[[:space:]]*part:/ {
             p = $0; sub(/^[[:space:]]*#[[:space:]]*part:[[:space:]]*/, "", p); sub(/[[:space:]].*$/, "", p)
@@ -146,13 +158,15 @@ series_entries() {
             sub(/#.*$/, ""); gsub(/^[[:space:]]+|[[:space:]]+$/, "")
             if ($0 == "" || until == "none") next
             print
-        }' "$series"
+        }' "${files[@]}"
 }
 
-# The part names of kernel-port/series, in order.
+# The part names of the series files, in order.
 series_parts() {
-    [ -f "$KP_DIR/series" ] || return 0
-    sed -n 's/^[[:space:]]*#[[:space:]]*part:[[:space:]]*\([^[:space:]]*\).*/\1/p' "$KP_DIR/series"
+    local files
+    mapfile -t files < <(series_files)
+    [ "${#files[@]}" -gt 0 ] || return 0
+    sed -n 's/^[[:space:]]*#[[:space:]]*part:[[:space:]]*\([^[:space:]]*\).*/\1/p' "${files[@]}"
 }
 
 # The parts of the series that KP_SERIES_UNTIL applies, in order.

@@ -263,6 +263,37 @@ expect_rc nonzero "run-guest rejects an unknown selftest" "$S/run-guest" --selft
 expect_rc nonzero "build-kernel rejects a missing variant" "$S/build-kernel" --config-variant no-such-variant --print-key
 expect_out "config variant 'no-such-variant' not found" "missing variant is named"
 
+# ------------------------------------------- measurement-only series parts --
+# run-bench appends kernel-port/series.bench (KP_SERIES_EXTRA) after the
+# series: its parts can be booted, and the series' own kernels keep their
+# patch lists (and so their cache keys).
+series_of() { # series_of UNTIL [EXTRA] : the patch list, one per line
+    ( . "$S/lib.sh"; KP_SERIES_UNTIL="$1"; KP_SERIES_EXTRA="${2:-}"; series_entries )
+}
+parts_of() { ( . "$S/lib.sh"; KP_SERIES_EXTRA="${1:-}"; series_parts | tr '\n' ' ' ) }
+X="$REPO/kernel-port/series.bench"
+if [ "$(series_of fixes)" = "$(series_of fixes "$X")" ] && [ "$(series_of detect)" = "$(series_of detect "$X")" ]; then
+    ok "KP_SERIES_EXTRA leaves the series' own parts as they were"
+else
+    bad "KP_SERIES_EXTRA changes the patches of part fixes or detect"
+fi
+if [ "$(series_of ablate "$X" | head -n -1)" = "$(series_of detect)" ] &&
+   series_of ablate "$X" | tail -1 | grep -q '^bench/'; then
+    ok "part ablate = the whole series + its bench patch"
+else
+    bad "part ablate is not the whole series + one bench patch: $(series_of ablate "$X" | tail -2 | tr '\n' ' ')"
+fi
+case "$(parts_of "$X")" in *" detect ablate "*) ok "series_parts lists the extra parts after the series' own";;
+    *) bad "series_parts with KP_SERIES_EXTRA: $(parts_of "$X")";; esac
+case "$(parts_of)" in *ablate*) bad "series_parts lists ablate without KP_SERIES_EXTRA";;
+    *) ok "without KP_SERIES_EXTRA, no measurement-only part";; esac
+expect_rc nonzero "run-bench rejects an unknown kernel" "$S/run-bench" --kernels none,no-such-part
+expect_out "no part 'no-such-part'" "run-bench names the unknown kernel"
+expect_rc nonzero "run-bench rejects a kernel named twice" "$S/run-bench" --kernels none,prep,none
+expect_rc nonzero "run-bench rejects a bad --only" "$S/run-bench" --only 'fork thp'
+expect_rc 0 "run-bench --help" "$S/run-bench" --help
+expect_out 'ablate' "run-bench --help names the ablate kernel"
+
 echo
 echo "$PASS passed, $FAIL failed, $SKIP skipped"
 [ "$FAIL" -eq 0 ]
