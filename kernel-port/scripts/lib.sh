@@ -245,11 +245,12 @@ tree_id() {
 # Pristine tree: $KBUILD_ROOT/src/<tree-id>/pristine
 # Patched tree : $KBUILD_ROOT/src/<tree-id>/patched-<patches-hash>  (only when
 #                the series is non-empty; a copy of pristine + patches).
-prepare_tree() {
+# prepare_pristine : sets KSRC_PRISTINE (unpacked once), KSRC_VERSION and
+# TREE_ID, without applying anything.
+prepare_pristine() {
     ensure_kernel_source
-    local tid phash base pristine
+    local tid base pristine
     tid="$(tree_id)"
-    phash="$(patches_hash)"
     base="$KBUILD_ROOT/src/$tid"
     pristine="$base/pristine"
     mkdir -p "$base"
@@ -265,12 +266,19 @@ prepare_tree() {
     fi
     KSRC_PRISTINE="$pristine"
     KSRC_VERSION="$(kernel_version "$pristine")"
-    PATCHES_HASH="$phash"
     TREE_ID="$tid"
+}
+
+prepare_tree() {
+    prepare_pristine
+    local phash base
+    phash="$(patches_hash)"
+    base="$KBUILD_ROOT/src/$TREE_ID"
+    PATCHES_HASH="$phash"
     local n
     n="$(series_entries | wc -l)"
     if [ "$n" -eq 0 ]; then
-        KSRC_DIR="$pristine"
+        KSRC_DIR="$KSRC_PRISTINE"
         return 0
     fi
     local patched="$base/patched-$phash"
@@ -281,7 +289,7 @@ prepare_tree() {
     local tmp="$base/.patch-tmp-$phash"
     rm -rf "$tmp"
     log "copying pristine tree to apply $n patch(es)"
-    cp -a "$pristine" "$tmp"
+    cp -a "$KSRC_PRISTINE" "$tmp"
     rm -f "$tmp/.foliosim-unpacked"
     local p i=0
     while IFS= read -r p; do

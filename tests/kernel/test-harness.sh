@@ -294,6 +294,37 @@ expect_rc nonzero "run-bench rejects a bad --only" "$S/run-bench" --only 'fork t
 expect_rc 0 "run-bench --help" "$S/run-bench" --help
 expect_out 'ablate' "run-bench --help names the ablate kernel"
 
+# ----------------------------------------------- bisect-series source keys --
+# A step's key names the source it builds: a patch whose message alone
+# changes keeps every step's key; a changed line of code changes the keys
+# from its step on and no earlier one.
+if [ -f /usr/src/linux-source-6.12.tar.xz ]; then
+    cp -a "$REPO/kernel-port" "$TMP/kp"
+    keys() { "$TMP/kp/scripts/bisect-series" --print-keys 2> "$TMP/keys.err" | cut -d' ' -f1,2; }
+    keys > "$TMP/keys.0"
+    nsteps=$(wc -l < "$TMP/keys.0")
+    first="$(sed -n 's/^prep\///p' "$TMP/kp/series" | head -1)"
+    last="$(grep -v '^#' "$TMP/kp/series" | grep . | tail -1)"
+    sed -i '0,/^Signed-off-by:/s//A line of message that changes nothing.\n\n&/' "$TMP/kp/patches/prep/$first"
+    keys > "$TMP/keys.1"
+    if [ "$nsteps" -gt 30 ] && cmp -s "$TMP/keys.0" "$TMP/keys.1" &&
+       ! cmp -s "$TMP/kp/patches/prep/$first" "$REPO/kernel-port/patches/prep/$first"; then
+        ok "bisect-series keys: a message-only change keeps all $nsteps keys"
+    else
+        bad "bisect-series keys: $nsteps steps, or a message-only change moved a key"; cat "$TMP/keys.err"
+    fi
+    sed -i '0,/^+[[:space:]]*\/\*/s//&x/' "$TMP/kp/patches/$last"
+    keys > "$TMP/keys.2"
+    if [ "$(diff "$TMP/keys.1" "$TMP/keys.2" | grep -c '^>')" = 1 ] &&
+       [ "$(tail -1 "$TMP/keys.1")" != "$(tail -1 "$TMP/keys.2")" ]; then
+        ok "bisect-series keys: a changed line of the last patch changes its key only"
+    else
+        bad "bisect-series keys: a changed line of $last"; diff "$TMP/keys.1" "$TMP/keys.2" | head
+    fi
+else
+    skip "bisect-series keys: no /usr/src/linux-source-6.12.tar.xz (apt-get install linux-source-6.12)"
+fi
+
 echo
 echo "$PASS passed, $FAIL failed, $SKIP skipped"
 [ "$FAIL" -eq 0 ]
