@@ -23,6 +23,12 @@
  *                       shrinker among the others): with the part it walks
  *                       and splits the 32 folios; per folio: the difference
  *                       divided by 32.  Skipped on kernels without the part.
+ *   detect-walk-{on,off}  the walk alone: 32 THPs, PTE-mapped, shared by the
+ *                       parent and two children; one child exits (its
+ *                       removals leave every folio mapped and shared: a
+ *                       candidate each), then "echo 2 > drop_caches": with
+ *                       the part the scan walks each candidate, finds every
+ *                       page mapped and splits nothing.
  *
  * Each is repeated --reps times (default 15); one line per benchmark:
  *   kbench: NAME reps=N median_us=M min_us=L max_us=H large=F
@@ -433,6 +439,43 @@ static void bench_detect(bool on)
 	write_file(DETECT_KNOB, "1");
 }
 
+/* The walk alone, on 32 PTE-mapped THPs that no one maps partially. */
+static void bench_detect_walk(bool on)
+{
+	const size_t len = 64 * MIB;
+	double t[MAX_REPS], large = 0;
+	char name[32];
+	unsigned int i;
+
+	if (!write_file(DETECT_KNOB, on ? "1" : "0"))
+		return;	/* bench_detect() said why */
+	set_thp("always", "never");
+	for (i = 0; i < reps; i++) {
+		char *a = map_thp(len, 4096, &large);
+		int release1, release2;
+		pid_t pid1, pid2;
+		double t0;
+
+		/* PTE-map each THP: a partial mprotect() splits the PMD and
+		 * leaves the folio whole. */
+		for (size_t off = 0; off < len; off += PMD_SIZE)
+			if (mprotect(a + off, 4096, PROT_READ))
+				die("mprotect");
+		pid1 = fork_waiting_child(&release1);
+		pid2 = fork_waiting_child(&release2);
+		release_child(pid1, release1);
+		t0 = now_us();
+		if (!write_file("/proc/sys/vm/drop_caches", "2"))
+			die("drop_caches");
+		t[i] = now_us() - t0;
+		release_child(pid2, release2);
+		munmap(a, len);
+	}
+	snprintf(name, sizeof(name), "detect-walk-%s", on ? "on" : "off");
+	report(name, t, reps, large);
+	write_file(DETECT_KNOB, "1");
+}
+
 int main(int argc, char **argv)
 {
 	bool clock_check = true;
@@ -489,6 +532,8 @@ int main(int argc, char **argv)
 	if (knobs && wanted("detect")) {
 		bench_detect(false);
 		bench_detect(true);
+		bench_detect_walk(false);
+		bench_detect_walk(true);
 	}
 	printf("kbench: done\n");
 	return 0;

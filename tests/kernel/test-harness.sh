@@ -291,6 +291,13 @@ expect_rc nonzero "run-bench rejects an unknown kernel" "$S/run-bench" --kernels
 expect_out "no part 'no-such-part'" "run-bench names the unknown kernel"
 expect_rc nonzero "run-bench rejects a kernel named twice" "$S/run-bench" --kernels none,prep,none
 expect_rc nonzero "run-bench rejects a bad --only" "$S/run-bench" --only 'fork thp'
+if cc -O2 -Wall -Wextra -Werror -o "$TMP/kbench" "$REPO/kernel-port/guest/kbench.c" 2> "$TMP/kbench.err"; then
+    ok "kbench builds with -Wall -Wextra -Werror"
+    expect_rc 0 "kbench --help" "$TMP/kbench" --help
+    expect_rc nonzero "kbench refuses to write THP knobs outside the guest" "$TMP/kbench" --reps 1
+else
+    bad "kbench does not build"; cat "$TMP/kbench.err"
+fi
 expect_rc 0 "run-bench --help" "$S/run-bench" --help
 expect_out 'ablate' "run-bench --help names the ablate kernel"
 
