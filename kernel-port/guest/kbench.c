@@ -461,8 +461,11 @@ static void bench_detect_walk(bool on)
 		for (size_t off = 0; off < len; off += PMD_SIZE)
 			if (mprotect(a + off, 4096, PROT_READ))
 				die("mprotect");
-		pid1 = fork_waiting_child(&release1);
+		/* The child forked second inherits the first one's release
+		 * pipe: fork the one that stays first, or the other never
+		 * sees its pipe close. */
 		pid2 = fork_waiting_child(&release2);
+		pid1 = fork_waiting_child(&release1);
 		release_child(pid1, release1);
 		t0 = now_us();
 		if (!write_file("/proc/sys/vm/drop_caches", "2"))
