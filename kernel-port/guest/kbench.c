@@ -402,12 +402,31 @@ static pid_t fork_unmapping_child(char *a, size_t len, int *release)
 	return pid;
 }
 
+/* "echo 2 > drop_caches" (the deferred split shrinker among the others),
+ * timed. */
+static double timed_drop_caches(void)
+{
+	double t0 = now_us();
+
+	if (!write_file("/proc/sys/vm/drop_caches", "2"))
+		die("drop_caches");
+	return now_us() - t0;
+}
+
+/* report() of detect-WHAT-on or detect-WHAT-off. */
+static void report_detect(const char *what, bool on, double *t, double large)
+{
+	char name[32];
+
+	snprintf(name, sizeof(name), "detect-%s-%s", what, on ? "on" : "off");
+	report(name, t, reps, large);
+}
+
 /* Example (A) of 01/13 on 32 THPs, with the detect part on or off. */
 static void bench_detect(bool on)
 {
 	const size_t len = 64 * MIB;
 	double td[MAX_REPS], ts[MAX_REPS], large = 0;
-	char name[32];
 	unsigned int i;
 
 	if (!write_file(DETECT_KNOB, on ? "1" : "0")) {
@@ -425,17 +444,12 @@ static void bench_detect(bool on)
 		for (size_t off = 0; off < len; off += PMD_SIZE)
 			madvise(a + off + PMD_SIZE / 2, PMD_SIZE / 2, MADV_DONTNEED);
 		td[i] = now_us() - t0;
-		t0 = now_us();
-		if (!write_file("/proc/sys/vm/drop_caches", "2"))
-			die("drop_caches");
-		ts[i] = now_us() - t0;
+		ts[i] = timed_drop_caches();
 		release_child(pid, release);
 		munmap(a, len);
 	}
-	snprintf(name, sizeof(name), "detect-dontneed-%s", on ? "on" : "off");
-	report(name, td, reps, large);
-	snprintf(name, sizeof(name), "detect-scan-%s", on ? "on" : "off");
-	report(name, ts, reps, large);
+	report_detect("dontneed", on, td, large);
+	report_detect("scan", on, ts, large);
 	write_file(DETECT_KNOB, "1");
 }
 
@@ -444,7 +458,6 @@ static void bench_detect_walk(bool on)
 {
 	const size_t len = 64 * MIB;
 	double t[MAX_REPS], large = 0;
-	char name[32];
 	unsigned int i;
 
 	if (!write_file(DETECT_KNOB, on ? "1" : "0"))
@@ -454,7 +467,6 @@ static void bench_detect_walk(bool on)
 		char *a = map_thp(len, 4096, &large);
 		int release1, release2;
 		pid_t pid1, pid2;
-		double t0;
 
 		/* PTE-map each THP: a partial mprotect() splits the PMD and
 		 * leaves the folio whole. */
@@ -467,15 +479,11 @@ static void bench_detect_walk(bool on)
 		pid2 = fork_waiting_child(&release2);
 		pid1 = fork_waiting_child(&release1);
 		release_child(pid1, release1);
-		t0 = now_us();
-		if (!write_file("/proc/sys/vm/drop_caches", "2"))
-			die("drop_caches");
-		t[i] = now_us() - t0;
+		t[i] = timed_drop_caches();
 		release_child(pid2, release2);
 		munmap(a, len);
 	}
-	snprintf(name, sizeof(name), "detect-walk-%s", on ? "on" : "off");
-	report(name, t, reps, large);
+	report_detect("walk", on, t, large);
 	write_file(DETECT_KNOB, "1");
 }
 
