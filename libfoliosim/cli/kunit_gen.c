@@ -29,7 +29,9 @@ static const char kunit_gen_usage[] =
 "Names become small indices, defaults are filled in, keys become key codes\n"
 "(a key this format does not know keeps its name, so that the kernel can\n"
 "report it as skipped). Scenarios with process statements are listed with a\n"
-"skip reason: the guest runner replays them.\n"
+"skip reason: the guest runner replays them. A scenario with \"part detect\"\n"
+"is marked so that the kernel runs it with kernel-port's detect part on; one\n"
+"with the part's walk (detect, deferred-split-scan) is listed as skipped.\n"
 "\n"
 "options:\n"
 "  -o FILE, --output FILE   write the header to FILE (default: standard output);\n"
@@ -39,12 +41,13 @@ static const char kunit_gen_usage[] =
 "exit status: 0 success, 1 a scenario could not be translated (FILE:LINE: message\n"
 "on standard error), 2 usage or file error\n";
 
-#define KG_FORMAT 1
+#define KG_FORMAT 2
 #define KG_PROCESS_REASON "process-level scenario, the guest runner replays it"
 #define KG_BASE_REASON "runs in base mode only, which no KUnit kernel builds"
 #define KG_HUGETLB_REASON "hugetlb folios: the KUnit executor allocates buddy folios only"
-#define KG_DETECT_REASON "the detect part (part detect, detect, deferred-split-scan): " \
-	"not in the kernel series yet"
+#define KG_WALK_REASON "the detect part's walk (detect, deferred-split-scan) reads page " \
+	"tables, which the executor does not build: folio_detect tests the walk, " \
+	"the guest runner replays the part's process scenarios"
 
 enum kg_kind {
 	KG_MM, KG_MMDROP, KG_FOLIO, KG_NEW_ANON, KG_ADD, KG_REMOVE, KG_DUP,
@@ -142,6 +145,7 @@ struct kg_scn {
 	unsigned int line, modes;
 	struct fsim_arch arch;
 	const char *skip;
+	unsigned int parts;	/* KG_PART_* */
 	unsigned long long work;
 	char **mms, **folios;	/* names by index (borrowed from the script) */
 	size_t nmms, nfolios;
@@ -526,16 +530,33 @@ static bool kg_has_hugetlb(const struct fsim_script *s, size_t i)
 	return false;
 }
 
-/* Statements of the detect part, which the kernel series lacks so far. */
-static bool kg_has_detect(const struct fsim_script *s, size_t i)
+/* The table's RMAP_SCN_PART_* bits. */
+#define KG_PART_DETECT 0x1u
+
+/* The kernel-port parts scenario @i asks for with "part": only detect. */
+static unsigned int kg_parts(const struct fsim_script *s, size_t i)
 {
 	size_t k, n = fsim_script_statements(s, i);
 	struct fsim_stmt_op op;
 
 	for (k = 0; k < n; k++) {
 		kg_op(s, i, k, &op);
-		if (op.op == FSIM_OP_PART || op.op == FSIM_OP_DETECT ||
-		    op.op == FSIM_OP_SPLIT_SCAN)
+		if (op.op == FSIM_OP_PART)
+			return KG_PART_DETECT;
+	}
+	return 0;
+}
+
+/* Statements of the detect part's walk: it reads page tables, which the
+ * executor's rmap calls do not build, so it would see nothing mapped. */
+static bool kg_has_walk(const struct fsim_script *s, size_t i)
+{
+	size_t k, n = fsim_script_statements(s, i);
+	struct fsim_stmt_op op;
+
+	for (k = 0; k < n; k++) {
+		kg_op(s, i, k, &op);
+		if (op.op == FSIM_OP_DETECT || op.op == FSIM_OP_SPLIT_SCAN)
 			return true;
 	}
 	return false;
@@ -582,10 +603,11 @@ static bool kg_scenario(const struct fsim_script *s, size_t i, struct kg_scn *sc
 		sc->skip = KG_HUGETLB_REASON;
 		return true;
 	}
-	if (kg_has_detect(s, i)) {
-		sc->skip = KG_DETECT_REASON;
+	if (kg_has_walk(s, i)) {
+		sc->skip = KG_WALK_REASON;
 		return true;
 	}
+	sc->parts = kg_parts(s, i);
 	sc->st = kg_alloc(NULL, n, sizeof(*sc->st));
 	g.syms = kg_alloc(NULL, fsim_script_name_count(s, i) + 1, sizeof(*g.syms));
 	memset(g.syms, 0, (fsim_script_name_count(s, i) + 1) * sizeof(*g.syms));
@@ -601,7 +623,7 @@ static bool kg_scenario(const struct fsim_script *s, size_t i, struct kg_scn *sc
 		}
 		kg_op(s, i, k, &op);
 		g.line = op.line;
-		if (op.op == FSIM_OP_MODE || op.op == FSIM_OP_ARCH)
+		if (op.op == FSIM_OP_MODE || op.op == FSIM_OP_ARCH || op.op == FSIM_OP_PART)
 			continue;	/* in the scenario's header fields */
 		if (op.expect_mode >= 0 &&
 		    !kg_mode_bit(fsim_mode_name((enum fsim_mode)op.expect_mode)))
@@ -842,6 +864,9 @@ static const char kg_header_types[] =
 "\n"
 "#define RMAP_SCN_F_EXCLUSIVE\t0x1\t/* new-anon, add: RMAP_EXCLUSIVE */\n"
 "#define RMAP_SCN_F_ID\t\t0x2\t/* mm: the scenario wants id .arg */\n"
+"\n"
+"/* kernel-port parts beyond the series that rmap_scn.parts needs (rfc mode) */\n"
+"#define RMAP_SCN_PART_DETECT\t0x1\t/* \"part detect\": removals queue candidates */\n"
 "\n";
 
 static void kg_emit(FILE *out, const struct kg_scn *scn, size_t nscn, char **files, int nfiles)
@@ -899,6 +924,7 @@ static void kg_emit(FILE *out, const struct kg_scn *scn, size_t nscn, char **fil
 	      "\tu8 modes;\t\t/* RMAP_SCN_MODE_*: the modes it runs in */\n"
 	      "\tu8 bits, page_shift, pmd_order, pud_order;\t/* \"arch\" */\n"
 	      "\tconst char *skip;\t/* non-NULL: report as skipped, with this reason */\n"
+	      "\tu8 parts;\t\t/* RMAP_SCN_PART_*: run with these parts on (rfc mode) */\n"
 	      "\tu64 work;\t\t/* estimated per-page rmap updates */\n"
 	      "\tu32 nr_mms, nr_folios, nr_stmts;\n"
 	      "\tconst char *const *mm_names;\t/* by index */\n"
@@ -938,6 +964,8 @@ static void kg_emit(FILE *out, const struct kg_scn *scn, size_t nscn, char **fil
 			kg_cstr(out, sc->skip);
 			fputs(",\n", out);
 		}
+		if (sc->parts & KG_PART_DETECT)
+			fputs("\t\t.parts = RMAP_SCN_PART_DETECT,\n", out);
 		fprintf(out, "\t\t.work = %lluULL, .nr_mms = %zu, .nr_folios = %zu, .nr_stmts = %zu,\n",
 			sc->work, sc->nmms, sc->nfolios, sc->nst);
 		if (sc->nmms)

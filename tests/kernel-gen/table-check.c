@@ -74,6 +74,8 @@ int main(void)
 			return bad(sc, NULL, "missing array");
 		if (sc->skip && sc->nr_stmts)
 			return bad(sc, NULL, "a skipped scenario has statements");
+		if (sc->parts & ~RMAP_SCN_PART_DETECT)
+			return bad(sc, NULL, "unknown part bits");
 		for (k = 0; k < sc->nr_stmts; k++)
 			if (check_stmt(sc, &sc->stmts[k], &nexpect))
 				return 1;

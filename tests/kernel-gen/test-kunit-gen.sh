@@ -23,6 +23,34 @@ $cc $flags -fsyntax-only -I"$src" -I"$work" "$work/syntax.c"
 $cc $flags -I"$src" -I"$work" -DRMAP_SCN_HEADER='"table.h"' -o "$work/table-check" "$src/table-check.c"
 "$work/table-check"
 
+# "part detect": the scenario runs with the part on (.parts); with the
+# part's walk it is skipped with the walk's reason; without it, no .parts.
+cat > "$work/parts.scn" <<'SCN'
+scenario queued
+part detect
+mm P
+folio T order=2 anon
+new-anon T mm=P
+scenario walked
+part detect
+mm P
+folio T order=2 anon
+new-anon T mm=P
+deferred-split-scan
+scenario plain
+mm P
+SCN
+"$foliosim" kunit-gen -o "$work/parts.h" "$work/parts.scn"
+entry() { sed -n "/\.name = \"$1\"/,/^\t},/p" "$work/parts.h"; }
+entry queued | grep -q '\.parts = RMAP_SCN_PART_DETECT,' ||
+	{ echo "kunit-gen: 'part detect' scenario without .parts"; exit 1; }
+entry walked | grep -q "\.skip = \"the detect part's walk" ||
+	{ echo "kunit-gen: a scenario with the walk is not skipped"; exit 1; }
+entry walked | grep -q '\.parts' && { echo "kunit-gen: a skipped scenario has .parts"; exit 1; }
+entry plain | grep -q '\.parts' && { echo "kunit-gen: .parts without 'part detect'"; exit 1; }
+$cc $flags -I"$src" -I"$work" -DRMAP_SCN_HEADER='"parts.h"' -o "$work/parts-check" "$src/table-check.c"
+"$work/parts-check" > /dev/null
+
 # A scenario that cannot be translated: exit 1, FILE:LINE on stderr, no file.
 cat > "$work/broken.scn" <<'SCN'
 scenario broken
