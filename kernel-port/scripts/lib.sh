@@ -313,6 +313,37 @@ prepare_tree() {
     KSRC_DIR="$patched"
 }
 
+# The files a patch touches (its ---/+++ paths), one per line, sorted.
+patch_files() {
+    sed -n 's#^\(---\|+++\) [ab]/\([^[:space:]]*\).*#\2#p' "$1" | LC_ALL=C sort -u
+}
+
+# source_hash: sets SOURCE_HASH, a hash of the source the series builds --
+# every file its patches touch, as it is in $KSRC_DIR after them (and the
+# paths, so that a deleted file counts) -- so that a patch whose message
+# alone changes keeps every cache key (bisect-series keys its steps the
+# same way).  "pristine" for an empty series.  Remembered in the patched
+# tree (.foliosim-source-hash), so computed once per tree.
+source_hash() {
+    if [ "$KSRC_DIR" = "$KSRC_PRISTINE" ]; then
+        SOURCE_HASH=pristine
+        return 0
+    fi
+    local memo="$KSRC_DIR/.foliosim-source-hash"
+    if [ -s "$memo" ]; then
+        SOURCE_HASH="$(cat "$memo")"
+        return 0
+    fi
+    local p touched
+    touched="$(while IFS= read -r p; do patch_files "$KP_DIR/patches/$p"; done \
+               < "$KSRC_DIR/.foliosim-series" | LC_ALL=C sort -u)"
+    SOURCE_HASH="$( { echo "$touched"
+                      while IFS= read -r p; do
+                          [ -f "$KSRC_DIR/$p" ] && (cd "$KSRC_DIR" && sha256sum "./$p")
+                      done <<< "$touched"; } | sha256sum | cut -c1-64)"
+    echo "$SOURCE_HASH" > "$memo"
+}
+
 kernel_version() {
     local mk="$1/Makefile" v p s e
     v="$(sed -n 's/^VERSION = //p' "$mk" | head -1)"

@@ -301,6 +301,33 @@ fi
 expect_rc 0 "run-bench --help" "$S/run-bench" --help
 expect_out 'ablate' "run-bench --help names the ablate kernel"
 
+# ------------------------------------------ build keys: source_hash() --
+# build-kernel and build-initramfs key their caches by the source the series
+# builds: a patch whose message alone changes keeps the key, a changed file
+# or a patch touching one more file changes it.  A two-patch series over a
+# small fake tree (source_hash() reads the patched tree, not the patches).
+mkdir -p "$TMP/sh/kp/patches/t" "$TMP/sh/tree"
+cp "$S/lib.sh" "$TMP/sh/kp/lib.sh"
+printf -- 'From: x\nSubject: one\n\nA message.\n---\n--- a/mm/a.c\n+++ b/mm/a.c\n@@ -1 +1 @@\n-a\n+b\n' > "$TMP/sh/kp/patches/t/1.patch"
+printf -- 'From: x\nSubject: two\n\n---\n--- a/mm/b.c\n+++ b/mm/b.c\n@@ -1 +1 @@\n-c\n+d\n' > "$TMP/sh/kp/patches/t/2.patch"
+printf 't/1.patch\nt/2.patch\n' > "$TMP/sh/tree/.foliosim-series"
+mkdir -p "$TMP/sh/tree/mm"; echo b > "$TMP/sh/tree/mm/a.c"; echo d > "$TMP/sh/tree/mm/b.c"
+shash() { rm -f "$TMP/sh/tree/.foliosim-source-hash"
+          ( KP_NO_ROOT_LOCK=1; . "$TMP/sh/kp/lib.sh"; KP_DIR="$TMP/sh/kp"; KSRC_DIR="$TMP/sh/tree"; KSRC_PRISTINE=/nonexistent
+            source_hash; echo "$SOURCE_HASH" ); }
+h0=$(shash)
+sed -i 's/A message./Another message, longer./' "$TMP/sh/kp/patches/t/1.patch"
+h1=$(shash)
+echo e > "$TMP/sh/tree/mm/b.c"; h2=$(shash)
+printf -- '--- a/mm/c.c\n+++ b/mm/c.c\n' >> "$TMP/sh/kp/patches/t/2.patch"; h3=$(shash)
+if [ -n "$h0" ] && [ "$h0" = "$h1" ] && [ "$h1" != "$h2" ] && [ "$h2" != "$h3" ]; then
+    ok "source_hash: a message keeps the key; a changed file or one more touched path changes it"
+else
+    bad "source_hash: $h0 / $h1 / $h2 / $h3"
+fi
+[ "$(cat "$TMP/sh/tree/.foliosim-source-hash" 2>/dev/null)" = "$h3" ] &&
+    ok "source_hash remembers the hash in the patched tree" || bad "source_hash memo missing"
+
 # ----------------------------------------------- bisect-series source keys --
 # A step's key names the source it builds: a patch whose message alone
 # changes keeps every step's key; a changed line of code changes the keys
@@ -320,6 +347,26 @@ if [ -f /usr/src/linux-source-6.12.tar.xz ]; then
     else
         bad "bisect-series keys: $nsteps steps, or a message-only change moved a key"; cat "$TMP/keys.err"
     fi
+    # A part added to the series (its fragment's option comes with its
+    # patches) keeps the steps before it cached: results seeded under the
+    # step keys of today's series (a scratch build root) still count.
+    mkdir -p "$TMP/kb/bisect/results" "$TMP/kb/src"
+    ln -s "$KB/src/"* "$TMP/kb/src/" 2> /dev/null || true
+    FOLIOSIM_KBUILD="$TMP/kb" "$TMP/kp/scripts/bisect-series" --print-keys 2> "$TMP/keys.err" |
+        while read -r _ _ k _ _; do touch "$TMP/kb/bisect/results/$k.ok"; done
+    printf '#\n# part: extra\nextra/0001-x.patch\n' >> "$TMP/kp/series"
+    mkdir -p "$TMP/kp/patches/extra"
+    printf -- 'Subject: x\n\n---\n--- a/mm/Kconfig\n+++ b/mm/Kconfig\n@@ -1,0 +1,2 @@\n+config FOLIOSIM_HARNESS_X\n+\tbool\n' > "$TMP/kp/patches/extra/0001-x.patch"
+    echo "CONFIG_FOLIOSIM_HARNESS_X=y" > "$TMP/kp/config/parts/extra.config"
+    FOLIOSIM_KBUILD="$TMP/kb" "$TMP/kp/scripts/bisect-series" --print-keys > "$TMP/keys.3" 2> "$TMP/keys.err"
+    ncached=$(awk '$4 == "cached"' "$TMP/keys.3" | wc -l)
+    if [ "$ncached" = "$nsteps" ] && [ "$(tail -1 "$TMP/keys.3" | cut -d' ' -f4)" = - ]; then
+        ok "bisect-series: a new part's fragment keeps the $nsteps earlier steps cached, not its own"
+    else
+        bad "bisect-series: after a new part, $ncached of $nsteps steps cached"; tail -3 "$TMP/keys.3"; cat "$TMP/keys.err"
+    fi
+    cp "$REPO/kernel-port/series" "$TMP/kp/series"
+    rm -f "$TMP/kp/config/parts/extra.config"
     sed -i '0,/^+[[:space:]]*\/\*/s//&x/' "$TMP/kp/patches/$last"
     keys > "$TMP/keys.2"
     if [ "$(diff "$TMP/keys.1" "$TMP/keys.2" | grep -c '^>')" = 1 ] &&
