@@ -339,7 +339,7 @@ source_hash() {
                < "$KSRC_DIR/.foliosim-series" | LC_ALL=C sort -u)"
     SOURCE_HASH="$( { echo "$touched"
                       while IFS= read -r p; do
-                          [ -f "$KSRC_DIR/$p" ] && (cd "$KSRC_DIR" && sha256sum "./$p")
+                          if [ -f "$KSRC_DIR/$p" ]; then (cd "$KSRC_DIR" && sha256sum "./$p"); fi
                       done <<< "$touched"; } | sha256sum | cut -c1-64)"
     echo "$SOURCE_HASH" > "$memo"
 }

@@ -313,14 +313,15 @@ printf -- 'From: x\nSubject: two\n\n---\n--- a/mm/b.c\n+++ b/mm/b.c\n@@ -1 +1 @@
 printf 't/1.patch\nt/2.patch\n' > "$TMP/sh/tree/.foliosim-series"
 mkdir -p "$TMP/sh/tree/mm"; echo b > "$TMP/sh/tree/mm/a.c"; echo d > "$TMP/sh/tree/mm/b.c"
 shash() { rm -f "$TMP/sh/tree/.foliosim-source-hash"
-          ( KP_NO_ROOT_LOCK=1; . "$TMP/sh/kp/lib.sh"; KP_DIR="$TMP/sh/kp"; KSRC_DIR="$TMP/sh/tree"; KSRC_PRISTINE=/nonexistent
+          ( set -e -o pipefail; KP_NO_ROOT_LOCK=1; . "$TMP/sh/kp/lib.sh"; KP_DIR="$TMP/sh/kp"; KSRC_DIR="$TMP/sh/tree"; KSRC_PRISTINE=/nonexistent
             source_hash; echo "$SOURCE_HASH" ); }
 h0=$(shash)
 sed -i 's/A message./Another message, longer./' "$TMP/sh/kp/patches/t/1.patch"
 h1=$(shash)
 echo e > "$TMP/sh/tree/mm/b.c"; h2=$(shash)
 printf -- '--- a/mm/c.c\n+++ b/mm/c.c\n' >> "$TMP/sh/kp/patches/t/2.patch"; h3=$(shash)
-if [ -n "$h0" ] && [ "$h0" = "$h1" ] && [ "$h1" != "$h2" ] && [ "$h2" != "$h3" ]; then
+if [ -n "$h0" ] && [ -n "$h2" ] && [ -n "$h3" ] && [ "$h0" = "$h1" ] && [ "$h1" != "$h2" ] &&
+   [ "$h2" != "$h3" ]; then
     ok "source_hash: a message keeps the key; a changed file or one more touched path changes it"
 else
     bad "source_hash: $h0 / $h1 / $h2 / $h3"
