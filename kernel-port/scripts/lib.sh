@@ -143,11 +143,13 @@ series_files() {
 # The patches of the series files, in order. A line "# part: NAME" opens a
 # part; with KP_SERIES_UNTIL=NAME only the patches up to the end of that part
 # are listed, with KP_SERIES_UNTIL=none none (the pristine tree).
+# series_entries --parts: the part of each of those patches instead ("" for a
+# patch before the first part line).
 series_entries() {
     local files
     mapfile -t files < <(series_files)
     [ "${#files[@]}" -gt 0 ] || return 0
-    awk -v until="${KP_SERIES_UNTIL:-}" '
+    awk -v until="${KP_SERIES_UNTIL:-}" -v with_part="${1:-}" '
         /^[[:space:]]*#[[:space:]]*part:/ {
             p = $0; sub(/^[[:space:]]*#[[:space:]]*part:[[:space:]]*/, "", p); sub(/[[:space:]].*$/, "", p)
             if (until != "" && reached && p != until) exit
@@ -157,7 +159,7 @@ series_entries() {
         {
             sub(/#.*$/, ""); gsub(/^[[:space:]]+|[[:space:]]+$/, "")
             if ($0 == "" || until == "none") next
-            print
+            print (with_part == "--parts" ? p : $0)
         }' "${files[@]}"
 }
 
@@ -342,6 +344,22 @@ source_hash() {
                           if [ -f "$KSRC_DIR/$p" ]; then (cd "$KSRC_DIR" && sha256sum "./$p"); fi
                       done <<< "$touched"; } | sha256sum | cut -c1-64)"
     echo "$SOURCE_HASH" > "$memo"
+}
+
+# adopt_old_build NEW_DIR OLD_DIR WHAT [FILE]: a build made under the
+# patch-file key of the scripts before 2026-12-06 (OLD_DIR, finished, with
+# FILE in it if given) is this source's: link it as NEW_DIR, unless NEW_DIR
+# exists or --force ($FORCE) asks for a rebuild.  A dangling NEW_DIR link
+# is removed first.
+adopt_old_build() {
+    local new="$1" old="$2" what="$3" file="${4:-}"
+    [ -L "$new" ] && [ ! -e "$new" ] && rm -f "$new"
+    if [ "${FORCE:-0}" -eq 0 ] && [ ! -e "$new" ] && [ -f "$old/.foliosim-done" ] &&
+       { [ -z "$file" ] || [ -f "$old/$file" ]; }; then
+        ln -s "$(basename "$old")" "$new"
+        log "$what built under the patch-file key $(basename "$old") is this source's: linked as $(basename "$new")"
+    fi
+    return 0
 }
 
 kernel_version() {
