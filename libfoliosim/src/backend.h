@@ -76,7 +76,7 @@ struct fsim_backend {
 
 	/* --- the process layer (mm/memory.c) ------------------------------- */
 	/* __wp_can_reuse_large_anon_folio() exists (COW reuse of PTE-mapped
-	 * THP, upstream 1da190f4d0a6, prep/0016). */
+	 * THP, upstream 1da190f4d0a6, prep/0017). */
 	bool cow_reuses_large_anon;
 
 	/* --- the oracle's invariants ---------------------------------------- */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * MM owner tracking of large folios (upstream 6af8cb80d3a9, prep/0015):
+ * MM owner tracking of large folios (upstream 6af8cb80d3a9, prep/0016):
  * the two MM-id slots packed in _mm_ids with the lock bit and the "maybe
  * mapped shared" bit, and _large_mapcount updated under that bit spinlock.
  * Shared by the base back end (the RFC's base tree) and the rfc back end,
