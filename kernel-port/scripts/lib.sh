@@ -88,9 +88,9 @@ ensure_pkgs() {
         || { tail -n 20 /tmp/foliosim-apt.log >&2; die "apt-get install ${missing[*]} failed (log /tmp/foliosim-apt.log)"; }
 }
 
-# Architecture table. Only x86_64 is supported today; i386 is sketched so that
-# adding it is a matter of filling in the case arms (kernel ARCH, image path,
-# qemu binary, selftest compiler flags) and adding config/arch/i386.config.
+# Architecture table: x86_64 and i386 (PAE, KUnit only: KP_KUNIT_ONLY).
+# Another architecture is a case arm here (kernel ARCH, image path, qemu
+# binary, selftest compiler flags) and a config/arch/ARCH.config.
 arch_setup() {
     KP_ARCH="$1"
     case "$KP_ARCH" in
