@@ -366,7 +366,11 @@ sync_build_source() {
     if [ ! -f "$dir/.foliosim-build-src-id" ] || [ -e "$dir/.foliosim-build-src-dirty" ]; then
         log "copying the pristine tree to the shared build source $dir"
         rm -rf "$dir" "$dir.tmp"
-        cp -a "$KSRC_PRISTINE" "$dir.tmp"
+        mkdir -p "$dir.tmp"
+        # "/.": the tree's contents even where pristine is a symlink (a
+        # scratch build root), never the link itself: the markers written
+        # next would land in the pristine tree.
+        cp -a "$KSRC_PRISTINE/." "$dir.tmp/"
         rm -f "$dir.tmp/.foliosim-unpacked"
         : > "$dir.tmp/.foliosim-build-src-files"
         od -An -N8 -tx1 /dev/urandom | tr -d " \n" > "$dir.tmp/.foliosim-build-src-id"

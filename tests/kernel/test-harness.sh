@@ -344,8 +344,9 @@ touch -d '2020-01-01' "$P0/mm/"*.c
 printf -- '--- a/mm/a.c\n+++ b/mm/a.c\n' > "$B/kp/patches/t/1.patch"
 printf -- '--- a/mm/b.c\n+++ b/mm/b.c\n--- /dev/null\n+++ b/mm/new.c\n--- a/mm/gone.c\n+++ /dev/null\n' > "$B/kp/patches/t/2.patch"
 mk_patched() { # mk_patched DIR A B : pristine with a.c=A, b.c=B, new.c, no gone.c
-    cp -a "$P0" "$1"; echo "$2" > "$1/mm/a.c"; echo "$3" > "$1/mm/b.c"; echo n > "$1/mm/new.c"
+    mkdir -p "$1"; cp -a "$P0/." "$1/"; echo "$2" > "$1/mm/a.c"; echo "$3" > "$1/mm/b.c"; echo n > "$1/mm/new.c"
     rm "$1/mm/gone.c"; printf 't/1.patch\nt/2.patch\n' > "$1/.foliosim-series"; }
+mv "$P0" "$B/pristine-real"; ln -s "$B/pristine-real" "$P0"   # as in a scratch root
 mk_patched "$B/p1" b d
 mk_patched "$B/p2" x d
 bsync() { # bsync KSRC_DIR : sync the shared build source to it; prints KBUILD_SRC_ID
@@ -357,6 +358,7 @@ mt() { stat -c %Y "$W/$1"; }
 id0=$(bsync "$B/p1")
 if [ -n "$id0" ] && [ "$(cat "$W/a.c" "$W/b.c" "$W/new.c")" = "$(printf 'b\nd\nn')" ] &&
    [ ! -e "$W/gone.c" ] && [ "$(mt keep.c)" = "$(stat -c %Y "$P0/mm/keep.c")" ] &&
+   [ ! -L "$B/root/src/T/build-src" ] && [ ! -e "$P0/.foliosim-build-src-id" ] &&
    [ "$(mt a.c)" -gt "$(mt keep.c)" ]; then
     ok "build source: synced to a series (changed, created, deleted files; the others keep their mtime)"
 else
