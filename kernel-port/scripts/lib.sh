@@ -346,67 +346,6 @@ source_hash() {
     echo "$SOURCE_HASH" > "$memo"
 }
 
-# sync_build_source: sets KBUILD_SRC, the one source directory per tree
-# from which build-kernel compiles every kernel of that tree (x86_64 and
-# i386, any prefix of the series), so that a kernel can start from the
-# objects of another one: Kbuild's command lines name the source directory,
-# so objects built from patched-<hash> are never reused by a build from
-# patched-<other>.  The directory is a copy of the pristine tree; before a
-# build, every file a patch of the old or the new series touches is made
-# the new series' (replaced, or deleted), and only when its contents
-# differ, so an unchanged file keeps its mtime and a changed one gets a
-# new one: make then rebuilds what a patch changed and nothing else.  A
-# build seeded from another (see build-kernel) is only as right as these
-# mtimes, so a sync that was interrupted (the dirty marker) or a copy made
-# anew (a new generation id, which seeded builds must match) starts over.
-# Files: .foliosim-build-src-files (what may differ from pristine),
-# .foliosim-build-src-id (the generation), .foliosim-build-src-dirty.
-sync_build_source() {
-    local dir="$KBUILD_ROOT/src/$TREE_ID/build-src"
-    if [ ! -f "$dir/.foliosim-build-src-id" ] || [ -e "$dir/.foliosim-build-src-dirty" ]; then
-        log "copying the pristine tree to the shared build source $dir"
-        rm -rf "$dir" "$dir.tmp"
-        mkdir -p "$dir.tmp"
-        # "/.": the tree's contents even where pristine is a symlink (a
-        # scratch build root), never the link itself: the markers written
-        # next would land in the pristine tree.
-        cp -a "$KSRC_PRISTINE/." "$dir.tmp/"
-        rm -f "$dir.tmp/.foliosim-unpacked"
-        : > "$dir.tmp/.foliosim-build-src-files"
-        od -An -N8 -tx1 /dev/urandom | tr -d " \n" > "$dir.tmp/.foliosim-build-src-id"
-        mv "$dir.tmp" "$dir"
-    fi
-    local want=""
-    if [ "$KSRC_DIR" != "$KSRC_PRISTINE" ]; then
-        local p
-        want="$(while IFS= read -r p; do patch_files "$KP_DIR/patches/$p"; done \
-                < "$KSRC_DIR/.foliosim-series" | LC_ALL=C sort -u)"
-    fi
-    touch "$dir/.foliosim-build-src-dirty"
-    local f from n=0
-    while IFS= read -r f; do
-        [ -n "$f" ] || continue
-        case "$f" in /*|*..*) die "sync_build_source: bad path '$f'";; esac
-        from="$KSRC_DIR/$f"
-        [ -n "$want" ] && grep -qxF -- "$f" <<< "$want" || from="$KSRC_PRISTINE/$f"
-        if [ -f "$from" ]; then
-            cmp -s "$from" "$dir/$f" && continue
-            rm -f "$dir/$f"
-            mkdir -p "$(dirname "$dir/$f")"
-            cp "$from" "$dir/$f"     # no -p: a changed file must be newer than any object
-        else
-            [ -e "$dir/$f" ] || continue
-            rm -f "$dir/$f"
-        fi
-        n=$((n + 1))
-    done < <(printf '%s\n%s\n' "$(cat "$dir/.foliosim-build-src-files")" "$want" | LC_ALL=C sort -u)
-    printf '%s\n' "$want" | sed '/^$/d' > "$dir/.foliosim-build-src-files"
-    rm -f "$dir/.foliosim-build-src-dirty"
-    log "shared build source: $n file(s) changed for this series"
-    KBUILD_SRC="$dir"
-    KBUILD_SRC_ID="$(cat "$dir/.foliosim-build-src-id")"
-}
-
 # adopt_old_build NEW_DIR OLD_DIR WHAT [FILE]: a build made under the
 # patch-file key of the scripts before 2026-12-06 (OLD_DIR, finished, with
 # FILE in it if given) is this source's: link it as NEW_DIR, unless NEW_DIR

@@ -329,64 +329,6 @@ fi
 [ "$(cat "$TMP/sh/tree/.foliosim-source-hash" 2>/dev/null)" = "$h3" ] &&
     ok "source_hash remembers the hash in the patched tree" || bad "source_hash memo missing"
 
-# ------------------------------------------ shared build source (seeding) --
-# build-kernel compiles every kernel of a tree from one directory, synced to
-# the series before each build, and starts a new build dir from the objects
-# of the last one: that is right only if every file that differs gets a new
-# mtime and every other file keeps its own.  Fake pristine tree, two
-# patched trees, syncs between them and back.
-B="$TMP/bs"
-mkdir -p "$B/kp/patches/t" "$B/root/src/T/pristine/mm"
-cp "$S/lib.sh" "$B/kp/lib.sh"
-P0="$B/root/src/T/pristine"
-echo a > "$P0/mm/a.c"; echo c > "$P0/mm/b.c"; echo g > "$P0/mm/gone.c"; echo k > "$P0/mm/keep.c"
-touch -d '2020-01-01' "$P0/mm/"*.c
-printf -- '--- a/mm/a.c\n+++ b/mm/a.c\n' > "$B/kp/patches/t/1.patch"
-printf -- '--- a/mm/b.c\n+++ b/mm/b.c\n--- /dev/null\n+++ b/mm/new.c\n--- a/mm/gone.c\n+++ /dev/null\n' > "$B/kp/patches/t/2.patch"
-mk_patched() { # mk_patched DIR A B : pristine with a.c=A, b.c=B, new.c, no gone.c
-    mkdir -p "$1"; cp -a "$P0/." "$1/"; echo "$2" > "$1/mm/a.c"; echo "$3" > "$1/mm/b.c"; echo n > "$1/mm/new.c"
-    rm "$1/mm/gone.c"; printf 't/1.patch\nt/2.patch\n' > "$1/.foliosim-series"; }
-mv "$P0" "$B/pristine-real"; ln -s "$B/pristine-real" "$P0"   # as in a scratch root
-mk_patched "$B/p1" b d
-mk_patched "$B/p2" x d
-bsync() { # bsync KSRC_DIR : sync the shared build source to it; prints KBUILD_SRC_ID
-    ( set -e -o pipefail; KP_NO_ROOT_LOCK=1; . "$B/kp/lib.sh"; KP_DIR="$B/kp"
-      KBUILD_ROOT="$B/root"; TREE_ID=T; KSRC_PRISTINE="$P0"; KSRC_DIR="$1"
-      sync_build_source 2> /dev/null; echo "$KBUILD_SRC_ID" ); }
-W="$B/root/src/T/build-src/mm"
-mt() { stat -c %Y "$W/$1"; }
-id0=$(bsync "$B/p1")
-if [ -n "$id0" ] && [ "$(cat "$W/a.c" "$W/b.c" "$W/new.c")" = "$(printf 'b\nd\nn')" ] &&
-   [ ! -e "$W/gone.c" ] && [ "$(mt keep.c)" = "$(stat -c %Y "$P0/mm/keep.c")" ] &&
-   [ ! -L "$B/root/src/T/build-src" ] && [ ! -e "$P0/.foliosim-build-src-id" ] &&
-   [ "$(mt a.c)" -gt "$(mt keep.c)" ]; then
-    ok "build source: synced to a series (changed, created, deleted files; the others keep their mtime)"
-else
-    bad "build source: sync to the first series"; ls -l --time-style=+%s "$W"
-fi
-touch -d '2021-01-01' "$W/a.c" "$W/b.c"     # as if built long ago
-id1=$(bsync "$B/p2")
-if [ "$id1" = "$id0" ] && [ "$(cat "$W/a.c")" = x ] && [ "$(mt a.c)" -gt "$(date -d 2022-01-01 +%s)" ] &&
-   [ "$(mt b.c)" = "$(date -d 2021-01-01 +%s)" ]; then
-    ok "build source: a second series renews the file that differs only, same generation"
-else
-    bad "build source: sync to the second series ($id0 / $id1)"; ls -l --time-style=+%s "$W"
-fi
-id2=$(bsync "$P0")
-if [ "$id2" = "$id0" ] && [ "$(cat "$W/a.c" "$W/b.c" "$W/gone.c")" = "$(printf 'a\nc\ng')" ] &&
-   [ ! -e "$W/new.c" ] && [ ! -s "$B/root/src/T/build-src/.foliosim-build-src-files" ]; then
-    ok "build source: back to pristine (restored, re-created, removed)"
-else
-    bad "build source: back to pristine"; ls -l "$W"
-fi
-touch "$B/root/src/T/build-src/.foliosim-build-src-dirty"   # an interrupted sync
-id3=$(bsync "$B/p1")
-if [ -n "$id3" ] && [ "$id3" != "$id0" ] && [ "$(cat "$W/a.c")" = b ]; then
-    ok "build source: an interrupted sync starts over from pristine as a new generation"
-else
-    bad "build source: after an interrupted sync ($id0 / $id3)"
-fi
-
 # ----------------------------------------------- bisect-series source keys --
 # A step's key names the source it builds: a patch whose message alone
 # changes keeps every step's key; a changed line of code changes the keys
