@@ -60,8 +60,20 @@ kp_lock_build_root() {
         flock 7
     fi
     export KP_ROOT_LOCKED="$KBUILD_ROOT"
+    KP_LOCK_OWNER=$$
 }
 [ "${KP_NO_ROOT_LOCK:-0}" = 1 ] || kp_lock_build_root
+
+# kp_unlock_build_root: give the lock up early (run-guest, once its builds
+# are done: QEMU only reads the images, and another script may build the
+# next kernel meanwhile, see prebuild-kernels).  Only the script that took
+# the lock releases it; the scripts it runs afterwards do not inherit it.
+kp_unlock_build_root() {
+    [ "${KP_LOCK_OWNER:-}" = "$$" ] || return 0   # inherited: the parent's to give up
+    flock -u 7 2>/dev/null || true
+    exec 7>&-
+    unset KP_ROOT_LOCKED
+}
 
 # ensure_pkgs PKG... : install the Debian packages that are not installed yet.
 # Runs 'apt-get update' at most once per process, and only when something is
@@ -76,6 +88,17 @@ ensure_pkgs() {
     done
     [ "${#missing[@]}" -eq 0 ] && return 0
     [ "$(id -u)" -eq 0 ] || die "missing packages (${missing[*]}) and not root: install them with apt-get install ${missing[*]}"
+    # One kernel-port script at a time in apt (prebuild-kernels and a test
+    # may both find a package missing on a fresh machine): wait for the
+    # other, then look again.
+    exec 8> /tmp/foliosim-apt.lock
+    flock 8
+    local still=()
+    for p in "${missing[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || still+=("$p")
+    done
+    missing=("${still[@]+"${still[@]}"}")
+    if [ "${#missing[@]}" -eq 0 ]; then exec 8>&-; return 0; fi
     if [ "$KP_APT_UPDATED" -eq 0 ]; then
         log "apt-get update (missing: ${missing[*]})"
         DEBIAN_FRONTEND=noninteractive apt-get update -qq > /tmp/foliosim-apt.log 2>&1 \
@@ -86,6 +109,7 @@ ensure_pkgs() {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
         >> /tmp/foliosim-apt.log 2>&1 \
         || { tail -n 20 /tmp/foliosim-apt.log >&2; die "apt-get install ${missing[*]} failed (log /tmp/foliosim-apt.log)"; }
+    exec 8>&-
 }
 
 # Architecture table: x86_64 and i386 (PAE, KUnit only: KP_KUNIT_ONLY).

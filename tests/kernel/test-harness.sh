@@ -329,6 +329,60 @@ fi
 [ "$(cat "$TMP/sh/tree/.foliosim-source-hash" 2>/dev/null)" = "$h3" ] &&
     ok "source_hash remembers the hash in the patched tree" || bad "source_hash memo missing"
 
+# ------------------------------------------------------ prebuild-kernels --
+# Builds each kernel only once the test before has booted its own (the
+# line run-guest appends to <root>/run/booted), and reads the run-guest
+# commands from ctest's list, not kunit-pud.sh's argument.  A fake
+# run-guest records its calls.
+PB="$TMP/pb"
+mkdir -p "$PB/scripts" "$PB/root/run" "$PB/bin"
+cp "$S/lib.sh" "$S/prebuild-kernels" "$PB/scripts/"
+cat > "$PB/scripts/run-guest" <<EOF
+#!/bin/bash
+echo "\$*" >> "$PB/calls"
+k="$PB/kernel-\$(echo "\$*" | md5sum | cut -c1-8)"; touch "\$k"; echo "\$k"
+EOF
+chmod +x "$PB/scripts/run-guest"
+FOLIOSIM_KBUILD="$PB/root" "$PB/scripts/prebuild-kernels" --max-wait 30 -- --mode a ';' --mode b \
+    > "$PB/out" 2> "$PB/err" &
+pbpid=$!
+for _ in $(seq 50); do [ -s "$PB/calls" ] && break; sleep 0.1; done
+sleep 2
+ka="$PB/kernel-$(echo "--mode a --build-only" | md5sum | cut -c1-8)"
+if [ "$(cat "$PB/calls" 2>/dev/null)" = "--mode a --build-only" ]; then
+    ok "prebuild-kernels: builds the first kernel, waits for its boot before the next"
+else
+    bad "prebuild-kernels: calls before the first boot: $(tr '\n' '|' < "$PB/calls" 2>/dev/null)"
+fi
+echo "$(date +%s) $ka" >> "$PB/root/run/booted"
+wait "$pbpid"; pbrc=$?
+if [ "$pbrc" = 0 ] && [ "$(sed -n 2p "$PB/calls")" = "--mode b --build-only" ] &&
+   grep -qx 'prebuild: 2 ready, 0 failed' "$PB/out"; then
+    ok "prebuild-kernels: the boot line starts the next build"
+else
+    bad "prebuild-kernels: after the boot (rc $pbrc): $(tr '\n' '|' < "$PB/calls"); $(cat "$PB/out")"; tail -3 "$PB/err"
+fi
+# ctest's list: run-guest run by bash, run-guest itself, and kunit-pud.sh
+# taking run-guest as an argument (which is not a build of its own)
+cat > "$PB/bin/ctest" <<EOF
+#!/bin/sh
+cat <<'J'
+{"tests": [
+ {"name": "k1", "command": ["/bin/bash", "$PB/x/run-guest", "--mode", "legacy", "--append", "a b"]},
+ {"name": "k2", "command": ["/bin/bash", "$PB/x/kunit-pud.sh", "$PB/x/run-guest", "/tmp/log"]},
+ {"name": "k3", "command": ["$PB/x/run-guest", "--arch", "i386"]}]}
+J
+EOF
+chmod +x "$PB/bin/ctest"
+: > "$PB/calls"
+PATH="$PB/bin:$PATH" FOLIOSIM_KBUILD="$PB/root" "$PB/scripts/prebuild-kernels" --max-wait 0 \
+    --ctest-dir "$PB" > "$PB/out" 2> "$PB/err"
+if [ "$(tr '\n' '|' < "$PB/calls")" = "--mode legacy --append a b --build-only|--arch i386 --build-only|" ]; then
+    ok "prebuild-kernels --ctest-dir: the run-guest tests in order, arguments intact"
+else
+    bad "prebuild-kernels --ctest-dir: $(tr '\n' '|' < "$PB/calls")"; tail -3 "$PB/err"
+fi
+
 # ----------------------------------------------- bisect-series source keys --
 # A step's key names the source it builds: a patch whose message alone
 # changes keeps every step's key; a changed line of code changes the keys

@@ -5,7 +5,9 @@
 #  2. a script run by a locked one (KP_ROOT_LOCKED) does not wait for its parent;
 #  3. on SIGTERM a script stops the background children it tracks (QEMU,
 #     make); Ctrl-C (SIGINT) takes the same path, but a background job here
-#     ignores SIGINT by POSIX rules, so the test sends SIGTERM.
+#     ignores SIGINT by POSIX rules, so the test sends SIGTERM;
+#  4. kp_unlock_build_root gives the lock up (run-guest once QEMU starts);
+#  5. a script run by a locked one cannot give its parent's lock up.
 set -u
 lib=$(cd "$(dirname "$0")/../../kernel-port/scripts" && pwd)/lib.sh
 root=$(mktemp -d)
@@ -50,6 +52,28 @@ if [ -n "$state" ] && [ "${state#Z}" = "$state" ]; then
 	fail "the tracked child (pid $child) still runs after the script was terminated"
 	kill "$child"
 fi
+
+# 4. kp_unlock_build_root (run-guest, when QEMU starts) lets another
+#    script in while the first goes on
+bash -c ". '$lib'; kp_unlock_build_root; touch '$root/unlocked'; sleep 5" &
+first=$!
+for _ in $(seq 50); do [ -e "$root/unlocked" ] && break; sleep 0.1; done
+t0=$(date +%s)
+timeout 10 bash -c ". '$lib'; echo after-unlock" > "$root/unlock.out" 2>&1
+waited=$(( $(date +%s) - t0 ))
+grep -q after-unlock "$root/unlock.out" || fail "no script ran after the first gave the lock up"
+[ "$waited" -le 2 ] || fail "a script waited ${waited}s for a lock given up"
+wait "$first"
+
+# 5. a script run by a locked one cannot give its parent's lock up
+bash -c ". '$lib'; bash -c \". '$lib'; kp_unlock_build_root\"; touch '$root/child-done'; sleep 4" &
+first=$!
+for _ in $(seq 50); do [ -e "$root/child-done" ] && break; sleep 0.1; done
+t0=$(date +%s)
+bash -c ". '$lib'; true" 2> /dev/null
+waited=$(( $(date +%s) - t0 ))
+[ "$waited" -ge 2 ] || fail "a child's kp_unlock_build_root released its parent's lock"
+wait "$first"
 
 [ "$failures" = 0 ] || exit 1
 echo "kernel-scripts-locking: ok"
