@@ -178,6 +178,13 @@ dt=$(( $(date +%s) - t0 ))
 expect_out 'guest hung' "fake hang: 'guest hung' reported"
 if [ "$dt" -lt 30 ]; then ok "fake hang: run-guest returned after ${dt}s (timeout 3s)"; else bad "fake hang took ${dt}s"; fi
 if pgrep -f "$TMP/bin/qemu-system-x86_64" > /dev/null 2>&1; then bad "fake QEMU still running"; else ok "fake QEMU was killed"; fi
+# A boot of a kernel given with --kernel is not the boot prebuild-kernels
+# waits for (the test that kernel was built for has not run).
+if grep -qF "$TMP/fake-bzImage" "$KB/run/booted" 2>/dev/null; then
+    bad "run-guest --kernel recorded its boot in $KB/run/booted"
+else
+    ok "run-guest --kernel does not record a boot for prebuild-kernels"
+fi
 
 # ------------------------------------------- differential fuzzer's report --
 # A fake QEMU that "boots" to a prepared serial log: run-guest must repeat

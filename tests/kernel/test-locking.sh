@@ -55,7 +55,7 @@ fi
 
 # 4. kp_unlock_build_root (run-guest, when QEMU starts) lets another
 #    script in while the first goes on
-bash -c ". '$lib'; kp_unlock_build_root; touch '$root/unlocked'; sleep 5" &
+bash -c ". '$lib'; kp_unlock_build_root; touch '$root/unlocked'; sleep 3" &
 first=$!
 for _ in $(seq 50); do [ -e "$root/unlocked" ] && break; sleep 0.1; done
 t0=$(date +%s)
@@ -66,7 +66,7 @@ grep -q after-unlock "$root/unlock.out" || fail "no script ran after the first g
 wait "$first"
 
 # 5. a script run by a locked one cannot give its parent's lock up
-bash -c ". '$lib'; bash -c \". '$lib'; kp_unlock_build_root\"; touch '$root/child-done'; sleep 4" &
+bash -c ". '$lib'; bash -c \". '$lib'; kp_unlock_build_root\"; touch '$root/child-done'; sleep 3" &
 first=$!
 for _ in $(seq 50); do [ -e "$root/child-done" ] && break; sleep 0.1; done
 t0=$(date +%s)
