@@ -62,6 +62,9 @@ kp_lock_build_root() {
     export KP_ROOT_LOCKED="$KBUILD_ROOT"
     KP_LOCK_OWNER=$$
 }
+# --help reads nothing under the root: it must not wait for a build
+# (sourced without arguments, this file sees the script's own).
+case " $* " in *" -h "*|*" --help "*) KP_NO_ROOT_LOCK=1;; esac
 [ "${KP_NO_ROOT_LOCK:-0}" = 1 ] || kp_lock_build_root
 
 # kp_unlock_build_root: give the lock up early (run-guest, once its builds

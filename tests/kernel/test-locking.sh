@@ -7,7 +7,8 @@
 #     make); Ctrl-C (SIGINT) takes the same path, but a background job here
 #     ignores SIGINT by POSIX rules, so the test sends SIGTERM;
 #  4. kp_unlock_build_root gives the lock up (run-guest once QEMU starts);
-#  5. a script run by a locked one cannot give its parent's lock up.
+#  5. a script run by a locked one cannot give its parent's lock up;
+#  6. --help does not wait for the lock.
 set -u
 lib=$(cd "$(dirname "$0")/../../kernel-port/scripts" && pwd)/lib.sh
 root=$(mktemp -d)
@@ -73,6 +74,17 @@ t0=$(date +%s)
 bash -c ". '$lib'; true" 2> /dev/null
 waited=$(( $(date +%s) - t0 ))
 [ "$waited" -ge 2 ] || fail "a child's kp_unlock_build_root released its parent's lock"
+wait "$first"
+
+# 6. --help does not wait for a build (the harness calls build-kernel --help)
+bash -c ". '$lib'; touch '$root/held'; sleep 3" &
+first=$!
+for _ in $(seq 50); do [ -e "$root/held" ] && break; sleep 0.1; done
+t0=$(date +%s)
+bash -c ". '$lib'; echo help-ran" x --help > "$root/help.out" 2>&1
+waited=$(( $(date +%s) - t0 ))
+grep -q help-ran "$root/help.out" || fail "a --help run did not run"
+[ "$waited" -le 1 ] || fail "a --help run waited ${waited}s for the lock"
 wait "$first"
 
 [ "$failures" = 0 ] || exit 1
