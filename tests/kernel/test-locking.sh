@@ -17,6 +17,20 @@ export FOLIOSIM_KBUILD=$root
 unset KP_ROOT_LOCKED
 failures=0
 fail() { echo "kernel-scripts-locking: $*" >&2; failures=$((failures + 1)); }
+# hold MARKER SCRIPT: run SCRIPT in the background (pid in $first) and
+# wait until it has created MARKER
+hold() {
+	bash -c "$2" &
+	first=$!
+	for _ in $(seq 50); do [ -e "$1" ] && break; sleep 0.1; done
+}
+# timed CMD...: run CMD, its wall time in seconds in $waited
+timed() {
+	local t0
+	t0=$(date +%s)
+	"$@"
+	waited=$(( $(date +%s) - t0 ))
+}
 
 # 1. two scripts on one root
 bash -c ". '$lib'; touch '$root/first-has-it'; sleep 3" &
@@ -56,33 +70,21 @@ fi
 
 # 4. kp_unlock_build_root (run-guest, when QEMU starts) lets another
 #    script in while the first goes on
-bash -c ". '$lib'; kp_unlock_build_root; touch '$root/unlocked'; sleep 3" &
-first=$!
-for _ in $(seq 50); do [ -e "$root/unlocked" ] && break; sleep 0.1; done
-t0=$(date +%s)
-timeout 10 bash -c ". '$lib'; echo after-unlock" > "$root/unlock.out" 2>&1
-waited=$(( $(date +%s) - t0 ))
+hold "$root/unlocked" ". '$lib'; kp_unlock_build_root; touch '$root/unlocked'; sleep 3"
+timed timeout 10 bash -c ". '$lib'; echo after-unlock" > "$root/unlock.out" 2>&1
 grep -q after-unlock "$root/unlock.out" || fail "no script ran after the first gave the lock up"
 [ "$waited" -le 2 ] || fail "a script waited ${waited}s for a lock given up"
 wait "$first"
 
 # 5. a script run by a locked one cannot give its parent's lock up
-bash -c ". '$lib'; bash -c \". '$lib'; kp_unlock_build_root\"; touch '$root/child-done'; sleep 3" &
-first=$!
-for _ in $(seq 50); do [ -e "$root/child-done" ] && break; sleep 0.1; done
-t0=$(date +%s)
-bash -c ". '$lib'; true" 2> /dev/null
-waited=$(( $(date +%s) - t0 ))
+hold "$root/child-done" ". '$lib'; bash -c \". '$lib'; kp_unlock_build_root\"; touch '$root/child-done'; sleep 3"
+timed bash -c ". '$lib'; true" 2> /dev/null
 [ "$waited" -ge 2 ] || fail "a child's kp_unlock_build_root released its parent's lock"
 wait "$first"
 
 # 6. --help does not wait for a build (the harness calls build-kernel --help)
-bash -c ". '$lib'; touch '$root/held'; sleep 3" &
-first=$!
-for _ in $(seq 50); do [ -e "$root/held" ] && break; sleep 0.1; done
-t0=$(date +%s)
-bash -c ". '$lib'; echo help-ran" x --help > "$root/help.out" 2>&1
-waited=$(( $(date +%s) - t0 ))
+hold "$root/held" ". '$lib'; touch '$root/held'; sleep 3"
+timed bash -c ". '$lib'; echo help-ran" x --help > "$root/help.out" 2>&1
 grep -q help-ran "$root/help.out" || fail "a --help run did not run"
 [ "$waited" -le 1 ] || fail "a --help run waited ${waited}s for the lock"
 wait "$first"
