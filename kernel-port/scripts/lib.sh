@@ -64,8 +64,20 @@ kp_lock_build_root() {
 }
 # --help reads nothing under the root: it must not wait for a build
 # (sourced without arguments, this file sees the script's own).
-case " $* " in *" -h "*|*" --help "*) KP_NO_ROOT_LOCK=1;; esac
-[ "${KP_NO_ROOT_LOCK:-0}" = 1 ] || kp_lock_build_root
+KP_LOCK_WANTED=1
+case " $* " in *" -h "*|*" --help "*) KP_LOCK_WANTED=0;; esac
+[ "${KP_NO_ROOT_LOCK:-0}" != 1 ] || KP_LOCK_WANTED=0
+# A script whose options decide whether it builds anything (build-kernel,
+# run-guest) sets KP_LOCK_LATER=1 before sourcing this file and calls
+# kp_lock_build_root_later once they are parsed: a bad option then fails at
+# once, even while a build runs beside, and a run that builds nothing never
+# waits.
+if [ "$KP_LOCK_WANTED" = 1 ] && [ "${KP_LOCK_LATER:-0}" != 1 ]; then
+    kp_lock_build_root
+fi
+kp_lock_build_root_later() {
+    if [ "$KP_LOCK_WANTED" = 1 ]; then kp_lock_build_root; fi
+}
 
 # kp_unlock_build_root: give the lock up early (run-guest, once its builds
 # are done: QEMU only reads the images, and another script may build the

@@ -8,7 +8,9 @@
 #     ignores SIGINT by POSIX rules, so the test sends SIGTERM;
 #  4. kp_unlock_build_root gives the lock up (run-guest once QEMU starts);
 #  5. a script run by a locked one cannot give its parent's lock up;
-#  6. --help does not wait for the lock.
+#  6. --help does not wait for the lock;
+#  7. KP_LOCK_LATER defers the lock to kp_lock_build_root_later (build-kernel,
+#     run-guest), which takes it unless --help or KP_NO_ROOT_LOCK=1 said no.
 set -u
 lib=$(cd "$(dirname "$0")/../../kernel-port/scripts" && pwd)/lib.sh
 root=$(mktemp -d)
@@ -33,12 +35,8 @@ timed() {
 }
 
 # 1. two scripts on one root
-bash -c ". '$lib'; touch '$root/first-has-it'; sleep 3" &
-first=$!
-for _ in $(seq 50); do [ -e "$root/first-has-it" ] && break; sleep 0.1; done
-t0=$(date +%s)
-bash -c ". '$lib'; echo second-ran" > "$root/second.out" 2> "$root/second.err"
-waited=$(( $(date +%s) - t0 ))
+hold "$root/first-has-it" ". '$lib'; touch '$root/first-has-it'; sleep 3"
+timed bash -c ". '$lib'; echo second-ran" > "$root/second.out" 2> "$root/second.err"
 wait "$first"
 grep -q "waiting for it" "$root/second.err" || fail "the second script did not say it waits"
 [ "$waited" -ge 2 ] || fail "the second script did not wait for the first (${waited}s)"
@@ -88,6 +86,29 @@ timed bash -c ". '$lib'; echo help-ran" x --help > "$root/help.out" 2>&1
 grep -q help-ran "$root/help.out" || fail "a --help run did not run"
 [ "$waited" -le 1 ] || fail "a --help run waited ${waited}s for the lock"
 wait "$first"
+
+# 7. a deferred lock: none while the options are parsed, then the wait
+hold "$root/held7" ". '$lib'; touch '$root/held7'; sleep 3"
+bash -c "KP_LOCK_LATER=1; . '$lib'; touch '$root/parsed7'; kp_lock_build_root_later; echo built" > "$root/later.out" 2> "$root/later.err" &
+later=$!
+for _ in $(seq 15); do [ -e "$root/parsed7" ] && break; sleep 0.1; done
+[ -e "$root/parsed7" ] && kill -0 "$first" 2> /dev/null ||
+	fail "KP_LOCK_LATER: sourcing lib.sh waited for the lock"
+wait "$later"
+grep -q built "$root/later.out" || fail "KP_LOCK_LATER: the script did not go on after the lock"
+grep -q "waiting for it" "$root/later.err" || fail "kp_lock_build_root_later did not wait for the holder"
+kill -0 "$first" 2> /dev/null && fail "kp_lock_build_root_later did not wait for the holder"
+wait "$first"
+for case in "x --help" "KP_NO_ROOT_LOCK=1"; do
+	hold "$root/held7b" ". '$lib'; touch '$root/held7b'; sleep 3"
+	if [ "$case" = "x --help" ]; then set -- x --help; pre=""; else set --; pre="KP_NO_ROOT_LOCK=1"; fi
+	timed timeout 10 bash -c "$pre KP_LOCK_LATER=1; . '$lib'; kp_lock_build_root_later; echo later-ran" "$@" > "$root/later-no.out" 2>&1
+	grep -q later-ran "$root/later-no.out" || fail "KP_LOCK_LATER with $case did not run"
+	[ "$waited" -le 1 ] || fail "kp_lock_build_root_later waited ${waited}s with $case"
+	wait "$first"
+	rm -f "$root/held7b"
+done
+set --
 
 [ "$failures" = 0 ] || exit 1
 echo "kernel-scripts-locking: ok"
