@@ -181,7 +181,9 @@ series_files() {
 
 # The patches of the series files, in order. A line "# part: NAME" opens a
 # part; with KP_SERIES_UNTIL=NAME only the patches up to the end of that part
-# are listed, with KP_SERIES_UNTIL=none none (the pristine tree).
+# are listed, with KP_SERIES_UNTIL=PART/NNNN those up to that patch (a
+# one-patch prefix of PART/NNNN-subject.patch), with KP_SERIES_UNTIL=none
+# none (the pristine tree).
 # series_entries --parts: the part of each of those patches instead ("" for a
 # patch before the first part line).
 series_entries() {
@@ -199,6 +201,7 @@ series_entries() {
             sub(/#.*$/, ""); gsub(/^[[:space:]]+|[[:space:]]+$/, "")
             if ($0 == "" || until == "none") next
             print (with_part == "--parts" ? p : $0)
+            if (index(until, "/") && index($0, until "-") == 1) exit
         }' "${files[@]}"
 }
 
@@ -211,12 +214,15 @@ series_parts() {
 }
 
 # The parts of the series that KP_SERIES_UNTIL applies, in order.
+# (PART/NNNN applies its part in part: the part's config fragment, its
+# KUnit suites and its mode count from its first patch on.)
 series_applied_parts() {
-    local p
-    [ "${KP_SERIES_UNTIL:-}" = none ] && return 0
+    local p until="${KP_SERIES_UNTIL:-}"
+    [ "$until" = none ] && return 0
+    until="${until%%/*}"
     for p in $(series_parts); do
         echo "$p"
-        [ "$p" = "${KP_SERIES_UNTIL:-}" ] && return 0
+        [ "$p" = "$until" ] && return 0
     done
     return 0
 }
@@ -255,9 +261,19 @@ kernel_mode() {
 # Check a --series-until value and export it for the scripts we call.
 set_series_until() {
     local want="$1"
-    if [ "$want" != none ] && ! series_parts | grep -x -- "$want" > /dev/null; then
-        die "--series-until: no part '$want' in kernel-port/series (parts: $(series_parts | tr '\n' ' ')none)"
-    fi
+    case "$want" in
+    */*)
+        local n
+        case "$want" in *[!A-Za-z0-9/_.-]*|*/*/*|/*|*/) die "--series-until: bad patch '$want' (PART/NNNN, e.g. rfc/0003)";; esac
+        n=$(KP_SERIES_UNTIL="" series_entries | awk -v w="$want-" 'index($0, w) == 1' | wc -l)
+        [ "$n" = 1 ] || die "--series-until: '$want' names $n patches of kernel-port/series, not 1 (PART/NNNN, e.g. rfc/0003)"
+        ;;
+    *)
+        if [ "$want" != none ] && ! series_parts | grep -x -- "$want" > /dev/null; then
+            die "--series-until: no part '$want' in kernel-port/series (parts: $(series_parts | tr '\n' ' ')none)"
+        fi
+        ;;
+    esac
     export KP_SERIES_UNTIL="$want"
 }
 

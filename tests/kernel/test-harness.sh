@@ -294,6 +294,23 @@ case "$(parts_of "$X")" in *" detect ablate "*) ok "series_parts lists the extra
     *) bad "series_parts with KP_SERIES_EXTRA: $(parts_of "$X")";; esac
 case "$(parts_of)" in *ablate*) bad "series_parts lists ablate without KP_SERIES_EXTRA";;
     *) ok "without KP_SERIES_EXTRA, no measurement-only part";; esac
+# --series-until PART/NNNN: the series up to one patch (review item 7's
+# kpagecount test at rfc/0003), with its part's fragment, suites and mode
+applied_of() { ( . "$S/lib.sh"; KP_SERIES_UNTIL="$1"; series_applied_parts | tr '\n' ' '; kernel_mode ) }
+upto=$(series_of rfc/0003)
+if [ "$(echo "$upto" | head -n -3)" = "$(series_of prep)" ] &&
+   [ "$(echo "$upto" | tail -3 | cut -c1-8 | tr '\n' ' ')" = "rfc/0001 rfc/0002 rfc/0003 " ]; then
+    ok "--series-until rfc/0003 = the series up to prep + rfc/0001-0003"
+else
+    bad "--series-until rfc/0003 lists: $(echo "$upto" | tail -4 | tr '\n' ' ')"
+fi
+case "$(applied_of rfc/0003)" in "stable prep rfc rfc") ok "rfc/0003 applies part rfc's fragment and suites, mode rfc";;
+    *) bad "rfc/0003: applied parts and mode: $(applied_of rfc/0003)";; esac
+expect_rc nonzero "build-kernel rejects a patch not in the series" "$S/build-kernel" --series-until rfc/9999 --print-key
+expect_out "'rfc/9999' names 0 patches" "the missing patch is named"
+expect_rc nonzero "build-kernel rejects a partial patch number" "$S/build-kernel" --series-until rfc/00 --print-key
+expect_rc nonzero "build-kernel rejects a malformed patch" "$S/build-kernel" --series-until rfc/0003/x --print-key
+expect_out "bad patch 'rfc/0003/x'" "the malformed patch is named"
 expect_rc nonzero "run-bench rejects an unknown kernel" "$S/run-bench" --kernels none,no-such-part
 expect_out "no part 'no-such-part'" "run-bench names the unknown kernel"
 expect_rc nonzero "run-bench rejects a kernel named twice" "$S/run-bench" --kernels none,prep,none
