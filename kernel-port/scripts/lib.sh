@@ -213,9 +213,9 @@ series_parts() {
     sed -n 's/^[[:space:]]*#[[:space:]]*part:[[:space:]]*\([^[:space:]]*\).*/\1/p' "${files[@]}"
 }
 
-# The parts of the series that KP_SERIES_UNTIL applies, in order.
-# (PART/NNNN applies its part in part: the part's config fragment, its
-# KUnit suites and its mode count from its first patch on.)
+# The parts of the series that KP_SERIES_UNTIL applies, in order, a part
+# cut by PART/NNNN included: they decide the kernel's mode (kernel_mode) and
+# what the guest runner replays.
 series_applied_parts() {
     local p until="${KP_SERIES_UNTIL:-}"
     [ "$until" = none ] && return 0
@@ -227,11 +227,47 @@ series_applied_parts() {
     return 0
 }
 
+# fragment_options_added FRAGMENT PART: every option FRAGMENT sets is added
+# ("+config SYM") by a patch of PART that KP_SERIES_UNTIL applies, so that
+# the fragment can be merged without asking for an option the tree lacks.
+fragment_options_added() {
+    local sym found entry part
+    for sym in $(sed -n 's/^\(# \)\{0,1\}CONFIG_\([A-Za-z0-9_]*\)[= ].*/\2/p' "$1"); do
+        found=0
+        while read -r part entry; do
+            [ "$part" = "$2" ] || continue
+            if grep -qE "^\+[[:space:]]*(menu)?config $sym[[:space:]]*$" "$KP_DIR/patches/$entry"; then
+                found=1; break
+            fi
+        done < <(paste -d' ' <(series_entries --parts) <(series_entries))
+        [ "$found" -eq 1 ] || return 1
+    done
+    return 0
+}
+
+# The parts whose config fragment (config/parts/PART.config) and KUnit
+# suites the kernel gets: the applied parts, but a part cut by PART/NNNN
+# only once its patches up to NNNN add every option of its fragment (from
+# fixes/0003 on for part fixes, say: its fragment enables the test that
+# patch adds).
+series_fragment_parts() {
+    local p f until="${KP_SERIES_UNTIL:-}"
+    for p in $(series_applied_parts); do
+        f="$KP_DIR/config/parts/$p.config"
+        if [ "$p" = "${until%%/*}" ] && [ "$p" != "$until" ] && [ -f "$f" ] &&
+           ! fragment_options_added "$f" "$p"; then
+            continue
+        fi
+        echo "$p"
+    done
+    return 0
+}
+
 # KUnit suites the applied parts add: "# kunit-suites: A B" lines in
 # config/parts/PART.config. Printed comma-separated.
 expected_kunit_suites() {
     local p f
-    for p in $(series_applied_parts); do
+    for p in $(series_fragment_parts); do
         f="$KP_DIR/config/parts/$p.config"
         if [ -f "$f" ]; then
             sed -n 's/^#[[:space:]]*kunit-suites:[[:space:]]*//p' "$f"
@@ -449,7 +485,7 @@ config_fragments() {
     [ -f "$KP_DIR/config/arch/$KP_ARCH.config" ] && echo "$KP_DIR/config/arch/$KP_ARCH.config"
     # Options that only exist once a part of the series is applied (its
     # KUnit tests, say): config/parts/PART.config, for every applied part.
-    for p in $(series_applied_parts); do
+    for p in $(series_fragment_parts); do
         f="$KP_DIR/config/parts/$p.config"
         [ -f "$f" ] && echo "$f"
     done

@@ -306,6 +306,15 @@ else
 fi
 case "$(applied_of rfc/0003)" in "stable prep rfc rfc") ok "rfc/0003 applies part rfc's fragment and suites, mode rfc";;
     *) bad "rfc/0003: applied parts and mode: $(applied_of rfc/0003)";; esac
+# a cut part's fragment (and suites) only once its patches add its options:
+# part fixes' fragment enables the test fixes/0003 adds
+frag_of() { ( . "$S/lib.sh"; KP_SERIES_UNTIL="$1"; series_fragment_parts | tr '\n' ' '; expected_kunit_suites ) }
+case "$(frag_of fixes/0002)" in "stable prep rfc proc_smaps,proc_kpagecount") ok "fixes/0002: no fragment or suite of part fixes yet";;
+    *) bad "fixes/0002: fragment parts and suites: $(frag_of fixes/0002)";; esac
+case "$(frag_of fixes/0003)" in "stable prep rfc fixes proc_smaps,proc_kpagecount,rmap_overflow") ok "fixes/0003: part fixes' fragment and rmap_overflow";;
+    *) bad "fixes/0003: fragment parts and suites: $(frag_of fixes/0003)";; esac
+case "$(frag_of fixes)" in *"rfc fixes proc_smaps"*) ok "a whole part keeps its fragment";;
+    *) bad "part fixes: $(frag_of fixes)";; esac
 expect_rc nonzero "build-kernel rejects a patch not in the series" "$S/build-kernel" --series-until rfc/9999 --print-key
 expect_out "'rfc/9999' names 0 patches" "the missing patch is named"
 expect_rc nonzero "build-kernel rejects a partial patch number" "$S/build-kernel" --series-until rfc/00 --print-key
