@@ -236,7 +236,7 @@ fragment_options_added() {
         found=0
         while read -r part entry; do
             [ "$part" = "$2" ] || continue
-            if grep -qE "^\+[[:space:]]*(menu)?config $sym[[:space:]]*$" "$KP_DIR/patches/$entry"; then
+            if grep -qE "^\+[[:space:]]*(menu)?config ${sym}[[:space:]]*$" "$KP_DIR/patches/$entry"; then
                 found=1; break
             fi
         done < <(paste -d' ' <(series_entries --parts) <(series_entries))
