@@ -231,15 +231,17 @@ series_applied_parts() {
 # ("+config SYM") by a patch of PART that KP_SERIES_UNTIL applies, so that
 # the fragment can be merged without asking for an option the tree lacks.
 fragment_options_added() {
-    local sym found entry part
+    local sym found entry
+    local -a own=()   # PART's applied patches, listed once for every option
+    mapfile -t own < <(paste -d' ' <(series_entries --parts) <(series_entries) |
+                       awk -v p="$2" '$1 == p { print $2 }')
     for sym in $(sed -n 's/^\(# \)\{0,1\}CONFIG_\([A-Za-z0-9_]*\)[= ].*/\2/p' "$1"); do
         found=0
-        while read -r part entry; do
-            [ "$part" = "$2" ] || continue
+        for entry in "${own[@]}"; do
             if grep -qE "^\+[[:space:]]*(menu)?config ${sym}[[:space:]]*$" "$KP_DIR/patches/$entry"; then
                 found=1; break
             fi
-        done < <(paste -d' ' <(series_entries --parts) <(series_entries))
+        done
         [ "$found" -eq 1 ] || return 1
     done
     return 0
@@ -254,10 +256,9 @@ series_fragment_parts() {
     local p f until="${KP_SERIES_UNTIL:-}"
     for p in $(series_applied_parts); do
         f="$KP_DIR/config/parts/$p.config"
-        if [ "$p" = "${until%%/*}" ] && [ "$p" != "$until" ] && [ -f "$f" ] &&
-           ! fragment_options_added "$f" "$p"; then
-            continue
-        fi
+        case "$until" in "$p"/*)   # the part cut by PART/NNNN
+            if [ -f "$f" ] && ! fragment_options_added "$f" "$p"; then continue; fi;;
+        esac
         echo "$p"
     done
     return 0
