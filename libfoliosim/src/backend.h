@@ -47,6 +47,10 @@ struct fsim_backend {
 		       unsigned long nr);
 	void (*dup)(struct fsim_folio *f, struct fsim_mm *dst,
 		    enum fsim_level level, unsigned long page, unsigned long nr);
+	/* __folio_add_anon_rmap() warns about a page still AnonExclusive
+	 * that a second entry of its level maps: 6.12 and the base tree for
+	 * every folio, the series (12/13 on) for small folios only. */
+	bool warns_remapped_anon_exclusive_large;
 
 	/* --- readers of a large folio ------------------------------------ */
 	uint64_t (*total_mapped_pages)(const struct fsim_folio *f);

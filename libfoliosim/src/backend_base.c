@@ -75,6 +75,7 @@ const struct fsim_backend fsim_backend_base = {
 	.add = base_add,
 	.remove = base_remove,
 	.dup = base_dup,
+	.warns_remapped_anon_exclusive_large = true,
 	.total_mapped_pages = pm_total_mapped_pages,
 	.maybe_mapped_shared = mm_ids_maybe_mapped_shared,
 	.entire_mapcount = pm_entire_mapcount,

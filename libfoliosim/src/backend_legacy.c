@@ -65,6 +65,7 @@ const struct fsim_backend fsim_backend_legacy = {
 	.add = legacy_add,
 	.remove = legacy_remove,
 	.dup = legacy_dup,
+	.warns_remapped_anon_exclusive_large = true,
 	.total_mapped_pages = pm_total_mapped_pages,
 	.maybe_mapped_shared = legacy_likely_mapped_shared,
 	.entire_mapcount = pm_entire_mapcount,

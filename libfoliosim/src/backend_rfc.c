@@ -274,6 +274,7 @@ const struct fsim_backend fsim_backend_rfc = {
 	.add = rfc_add,
 	.remove = rfc_remove,
 	.dup = rfc_dup,
+	.warns_remapped_anon_exclusive_large = false,
 	.total_mapped_pages = rfc_total_mapped_pages,
 	.maybe_mapped_shared = mm_ids_maybe_mapped_shared,
 	.entire_mapcount = NULL,

@@ -276,6 +276,11 @@ bool fsim_folio_anon_exclusive(const struct fsim_folio *f, unsigned long page)
 
 	if (page >= folio_nr_pages(f))
 		return false;
+	/* PageAnonExclusive() reads a hugetlb page's flag on its folio's
+	 * head: one flag for the whole hugetlb folio (found by kharness,
+	 * docs/kharness.md). */
+	if (f->hugetlb)
+		page = 0;
 	fsim_spin_lock(&mf->flags_lock);
 	set = rangeset_contains(&mf->anon_exclusive, page);
 	fsim_spin_unlock(&mf->flags_lock);

@@ -234,6 +234,35 @@ static bool exclusive_page_shared(const struct fsim_folio *f, enum fsim_level le
 	return same || other > 1;
 }
 
+/*
+ * Would a non-exclusive anon add map a page that is still AnonExclusive a
+ * second time at its level?  __folio_add_anon_rmap() warns about it
+ * ("_mapcount > 0 || entire_mapcount > 1" with PageAnonExclusive, after
+ * the add) where the back end says: a page mapped by a second entry must
+ * have lost the flag first (fork's dup, folio_try_share_anon_rmap()).
+ * The model accepted it until kharness ran the kernel's own code
+ * (docs/kharness.md).  Called under the oracle lock.
+ */
+static bool anon_exclusive_page_remapped(struct fsim_folio *f, enum fsim_level level,
+					 unsigned long page, unsigned long nr)
+{
+	bool remapped = false;
+	size_t i;
+
+	fsim_spin_lock(&f->flags_lock);
+	for (i = 0; i < f->anon_exclusive.n && !remapped; i++) {
+		unsigned long lo = f->anon_exclusive.r[i].start, hi = f->anon_exclusive.r[i].end;
+
+		if (lo < page)
+			lo = page;
+		if (hi > page + nr)
+			hi = page + nr;
+		remapped = lo < hi && oracle_level_overlaps(&f->oracle, level, lo, hi - lo);
+	}
+	fsim_spin_unlock(&f->flags_lock);
+	return remapped;
+}
+
 /* __folio_add_anon_rmap() / __folio_add_file_rmap() */
 static int add_rmap(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level level,
 		    unsigned long page, unsigned long nr, bool exclusive)
@@ -252,6 +281,12 @@ static int add_rmap(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level le
 	 */
 	if (exclusive && exclusive_page_shared(f, level, page, nr))
 		err = refuse("RMAP_EXCLUSIVE for a page this level maps already",
+			     -EINVAL);
+	if (!err && !exclusive && folio_test_anon(f) && !f->hugetlb &&
+	    (!folio_test_large(f) || folio_ops(f)->warns_remapped_anon_exclusive_large) &&
+	    anon_exclusive_page_remapped(f, level, page, nr))
+		err = refuse("a page still AnonExclusive mapped again at its level: "
+			     "clear the flag first (dup, folio_try_share_anon_rmap())",
 			     -EINVAL);
 	if (!err)
 		err = check_overflow(f, nr >> lorder, nr);

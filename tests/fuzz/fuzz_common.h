@@ -98,12 +98,13 @@ static inline void fz_snapshot_same(const struct fsim_ctx *ctx,
  */
 struct fz_counters {
 	unsigned long long execs, ops, refused;
+	unsigned long long one_sided;	/* refused in one mode, not asked of the other */
 };
 
 static inline void fz_stats_print(const char *target, const struct fz_counters *c)
 {
-	fprintf(stderr, "%s: %llu inputs, %llu operations checked (%llu refused)\n",
-		target, c->execs, c->ops, c->refused);
+	fprintf(stderr, "%s: %llu inputs, %llu operations checked (%llu refused, "
+		"%llu in one mode only)\n", target, c->execs, c->ops, c->refused, c->one_sided);
 }
 
 #endif /* FOLIOSIM_FUZZ_COMMON_H */

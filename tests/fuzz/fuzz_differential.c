@@ -25,6 +25,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <string.h>
 
 #include "fuzz_common.h"
 #include "fuzz_data_producer.h"
@@ -258,7 +259,8 @@ static int call_both(struct fz_state *st, const struct fz_call *c, const char *o
 {
 	struct fsim_folio *snapf[2][FZ_MAX_FOLIOS];
 	struct fz_snapshot before[2];
-	int err[2], x;
+	bool remapped_exclusive_refusal = false;
+	int err[2] = { 0, 0 }, x;
 	unsigned int i;
 
 	st->op = op;
@@ -268,7 +270,19 @@ static int call_both(struct fz_state *st, const struct fz_call *c, const char *o
 		for (i = 0; i < FZ_MAX_FOLIOS; i++)
 			snapf[x][i] = st->folio[i].f[x];
 		fz_snapshot_take(st->ctx[x], snapf[x], &before[x]);
+		/* 6.12 warns when a page still AnonExclusive gets a second
+		 * entry of its level, the series only for small folios: a call
+		 * 6.12 refuses for that alone is not made in rfc either, so
+		 * that the two states stay comparable. */
+		if (x == R && err[L] == -EINVAL && remapped_exclusive_refusal) {
+			err[R] = err[L];
+			counters.one_sided++;
+			continue;
+		}
 		err[x] = call_one(st, c, x);
+		if (x == L)
+			remapped_exclusive_refusal = err[L] &&
+				strstr(fsim_last_refusal(), "AnonExclusive mapped again");
 		if (err[x] == -EFAULT)
 			fz_die(op, "free-time checks failed (model bug)");
 		if (err[x])

@@ -126,7 +126,7 @@ static void ptes_then_pmds(void **state)
 	(void)state;
 	world_init(&w, FSIM_MODE_LEGACY);
 	f = new_folio(&w, 9, FSIM_KIND_ANON);
-	assert_int_equal(fsim_folio_add_anon_rmap(f, w.b, PTE, 0, 300, true), 0);
+	assert_int_equal(fsim_folio_add_anon_rmap(f, w.b, PTE, 0, 300, false), 0);
 	ASSERT_PAGES(f, 0, 300, 300);
 	assert_int_equal(stat(&w, FSIM_NR_ANON_MAPPED), 300);
 
