@@ -131,6 +131,10 @@ bool oracle_mm_maps(const struct oracle *o, unsigned int mm_id);
  * [start, start + nr): 0 if none. */
 uint64_t oracle_level_overlaps(const struct oracle *o, enum fsim_level level,
 			       unsigned long start, unsigned long nr);
+/* Entries of this level (any mm): what _entire_mapcount counts of PMD and
+ * PUD mappings; @unit is the level's entry size in pages. */
+uint64_t oracle_level_entries(const struct oracle *o, enum fsim_level level,
+			      unsigned long unit);
 
 /* Pages mapped at all, the largest per-page count, the number of mms:
  * O(1), kept by every add and remove. */

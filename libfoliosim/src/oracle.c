@@ -339,6 +339,18 @@ void oracle_profile(const struct oracle *o, struct oracle_profile *p)
 	p->nr_mms = o->nr_mms;
 }
 
+uint64_t oracle_level_entries(const struct oracle *o, enum fsim_level level,
+			      unsigned long unit)
+{
+	uint64_t n = 0;
+	size_t i;
+
+	for (i = 0; i < o->n; i++)
+		if (SEG(o, i).level == (unsigned char)level)
+			n += SEG(o, i).count * ((SEG(o, i).end - SEG(o, i).start) / unit);
+	return n;
+}
+
 uint64_t oracle_level_overlaps(const struct oracle *o, enum fsim_level level,
 			       unsigned long start, unsigned long nr)
 {

@@ -177,6 +177,12 @@ int fsim_folio_add_new_anon_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 
 	if (!same_ctx(f, mm) || !folio_test_anon(f))
 		return refuse_args(f, mm, NULL, false, true);
+	/* hugetlb_add_new_anon_rmap() takes no flags: a new hugetlb page is
+	 * always AnonExclusive (kharness's fuzzer found the model honouring
+	 * exclusive=no, docs/kharness.md) */
+	if (f->hugetlb && !exclusive)
+		return refuse("a new hugetlb folio is mapped exclusively "
+			      "(hugetlb_add_new_anon_rmap() takes no flags)", -EINVAL);
 	arch = &f->ctx->arch;
 	nr = folio_nr_pages(f);
 	if (folio_test_large(f) && f->order >= arch->pud_order)
@@ -244,11 +250,25 @@ static bool exclusive_page_shared(const struct fsim_folio *f, enum fsim_level le
  * (docs/kharness.md).  Called under the oracle lock.
  */
 static bool anon_exclusive_page_remapped(struct fsim_folio *f, enum fsim_level level,
-					 unsigned long page, unsigned long nr)
+					 unsigned long page, unsigned long nr,
+					 bool entire_rule)
 {
+	const struct fsim_arch *arch = &f->ctx->arch;
+	uint64_t entire = 0;
 	bool remapped = false;
 	size_t i;
 
+	/* 6.12 and the base tree also warn for any AnonExclusive page of the
+	 * range once the folio has two entire (PMD, PUD) mappings:
+	 * "folio_entire_mapcount(folio) > 1" */
+	if (entire_rule) {
+		entire = oracle_level_entries(&f->oracle, FSIM_LEVEL_PMD,
+					      1ul << arch->pmd_order) +
+			 oracle_level_entries(&f->oracle, FSIM_LEVEL_PUD,
+					      1ul << arch->pud_order);
+		if (level != FSIM_LEVEL_PTE)
+			entire += nr >> level_order(arch, level);
+	}
 	fsim_spin_lock(&f->flags_lock);
 	for (i = 0; i < f->anon_exclusive.n && !remapped; i++) {
 		unsigned long lo = f->anon_exclusive.r[i].start, hi = f->anon_exclusive.r[i].end;
@@ -257,7 +277,8 @@ static bool anon_exclusive_page_remapped(struct fsim_folio *f, enum fsim_level l
 			lo = page;
 		if (hi > page + nr)
 			hi = page + nr;
-		remapped = lo < hi && oracle_level_overlaps(&f->oracle, level, lo, hi - lo);
+		remapped = lo < hi && (entire > 1 ||
+				       oracle_level_overlaps(&f->oracle, level, lo, hi - lo));
 	}
 	fsim_spin_unlock(&f->flags_lock);
 	return remapped;
@@ -282,9 +303,12 @@ static int add_rmap(struct fsim_folio *f, struct fsim_mm *mm, enum fsim_level le
 	if (exclusive && exclusive_page_shared(f, level, page, nr))
 		err = refuse("RMAP_EXCLUSIVE for a page this level maps already",
 			     -EINVAL);
-	if (!err && !exclusive && folio_test_anon(f) && !f->hugetlb &&
-	    (!folio_test_large(f) || folio_ops(f)->warns_remapped_anon_exclusive_large) &&
-	    anon_exclusive_page_remapped(f, level, page, nr))
+	/* (hugetlb_add_anon_rmap() warns about the same in every kernel) */
+	if (!err && !exclusive && folio_test_anon(f) &&
+	    (f->hugetlb || !folio_test_large(f) ||
+	     folio_ops(f)->warns_remapped_anon_exclusive_large) &&
+	    anon_exclusive_page_remapped(f, level, page, nr, !f->hugetlb &&
+					 folio_test_large(f)))
 		err = refuse("a page still AnonExclusive mapped again at its level: "
 			     "clear the flag first (dup, folio_try_share_anon_rmap())",
 			     -EINVAL);
@@ -331,21 +355,14 @@ int fsim_folio_add_file_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 }
 
 /* __folio_remove_rmap() */
-int fsim_folio_remove_rmap(struct fsim_folio *f, struct fsim_mm *mm,
-			   enum fsim_level level, unsigned long page,
-			   unsigned long nr)
+static int remove_rmap(struct fsim_folio *f, struct fsim_mm *mm,
+		       enum fsim_level level, unsigned long page, unsigned long nr)
 {
-	unsigned int lorder;
+	const unsigned int lorder = level_order(&f->ctx->arch, level);
 	unsigned long covered_before = 0;
 	bool flag_before;
-	int err;
+	int err = 0;
 
-	if (!same_ctx(f, mm))
-		return refuse_args(f, mm, NULL, false, folio_test_anon_or(f));
-	err = check_range(f, level, page, nr);
-	if (err)
-		return err;
-	lorder = level_order(&f->ctx->arch, level);
 	fsim_spin_lock(&f->oracle_lock);
 	if (!oracle_covers(&f->oracle, mm->id, level, page, nr, 1))
 		err = refuse("the mm does not map that range at that level",
@@ -369,6 +386,42 @@ int fsim_folio_remove_rmap(struct fsim_folio *f, struct fsim_mm *mm,
 		folio_ops(f)->remove(f, mm, level, page, nr);
 	put_refs(f, mm, (long)(nr >> lorder));
 	check_removal(f, flag_before, covered_before);
+	return 0;
+}
+
+int fsim_folio_remove_rmap(struct fsim_folio *f, struct fsim_mm *mm,
+			   enum fsim_level level, unsigned long page,
+			   unsigned long nr)
+{
+	unsigned long entry, off;
+	bool held;
+	int err;
+
+	if (!same_ctx(f, mm))
+		return refuse_args(f, mm, NULL, false, folio_test_anon_or(f));
+	err = check_range(f, level, page, nr);
+	if (err)
+		return err;
+	entry = 1ul << level_order(&f->ctx->arch, level);
+	if (level == FSIM_LEVEL_PTE || f->hugetlb || nr == entry)
+		return remove_rmap(f, mm, level, page, nr);
+	/*
+	 * The kernel removes one PMD (PUD) entry per call (zap_huge_pmd(),
+	 * folio_remove_rmap_pmd() takes no count): a folio that the first
+	 * removals leave partly mapped is flagged and queued before the last
+	 * one, as kharness showed on the series' own code.  The whole range
+	 * is checked first, so that a refused call changes nothing.
+	 */
+	fsim_spin_lock(&f->oracle_lock);
+	held = oracle_covers(&f->oracle, mm->id, level, page, nr, 1);
+	fsim_spin_unlock(&f->oracle_lock);
+	if (!held)
+		return refuse("the mm does not map that range at that level", -EINVAL);
+	for (off = 0; off < nr; off += entry) {
+		err = remove_rmap(f, mm, level, page + off, entry);
+		if (err)
+			return err;
+	}
 	return 0;
 }
 

@@ -241,7 +241,8 @@ static bool parse_arg(struct parser *p, const char *tok, struct arg *a)
 }
 
 /* Value kinds of keys. */
-enum vkind { V_UINT, V_SIZE, V_BOOL, V_IDENT, V_LEVEL, V_ERRNO, V_SLOT, V_SINT, V_PROT };
+enum vkind { V_UINT, V_SIZE, V_BOOL, V_IDENT, V_LEVEL, V_ERRNO, V_SLOT, V_SINT, V_PROT,
+	     V_KERNEL };
 
 /*
  * One row per key of a statement: its value kind, whether it takes a page
@@ -267,6 +268,10 @@ struct keyspec {
 	{ k, kind, false, req, offsetof(struct fsim_stmt_op, field), dflt }
 #define KEY_UNUSED(k, kind) { k, kind, false, false, NO_FIELD, 0 }
 #define KEY_END { NULL, 0, false, false, NO_FIELD, 0 }
+/* kernel=silent, beside fails= on an rmap call: the kernel code takes the
+ * misuse the model refuses without a warning (kharness checks it); the
+ * model's runner ignores it. */
+#define KEY_KERNEL KEY_UNUSED("kernel", V_KERNEL)
 
 static bool check_value(struct parser *p, const struct keyspec *ks, const struct arg *a)
 {
@@ -302,6 +307,10 @@ static bool check_value(struct parser *p, const struct keyspec *ks, const struct
 	case V_PROT:
 		if (strcmp(v, "none") && strcmp(v, "read") && strcmp(v, "rw"))
 			return perr(p, "prot: '%s' is not none, read or rw", v);
+		return true;
+	case V_KERNEL:
+		if (strcmp(v, "silent"))
+			return perr(p, "kernel: '%s' is not silent", v);
 		return true;
 	case V_ERRNO:
 		if (!scn_parse_errno(v))
@@ -356,6 +365,9 @@ static bool check_args(struct parser *p, const struct stmt *st,
 	for (; ks->key; ks++)
 		if (ks->required && !stmt_arg(st, ks->key))
 			return perr(p, "%s needs %s=", what, ks->key);
+	if (stmt_arg(st, "kernel") && !stmt_arg(st, "fails"))
+		return perr(p, "kernel=silent says what the kernel code does with a call "
+			    "the model refuses: it needs fails=");
 	return true;
 }
 
@@ -375,22 +387,22 @@ static const struct keyspec keys_folio[] = {
 /* folio_add_new_anon_rmap() callers map a new folio exclusively. */
 static const struct keyspec keys_new_anon[] = {
 	KEY("mm", V_IDENT, true, mm, 0), KEY("exclusive", V_BOOL, false, exclusive, 1),
-	KEY("fails", V_ERRNO, false, fails, 0), KEY_END };
+	KEY("fails", V_ERRNO, false, fails, 0), KEY_KERNEL, KEY_END };
 /* RMAP_EXCLUSIVE is a flag the caller passes: off unless said. */
 static const struct keyspec keys_add[] = {
 	KEY("mm", V_IDENT, true, mm, 0), KEY("level", V_LEVEL, true, level, 0),
 	KEY("page", V_UINT, true, page, 0), KEY("nr", V_UINT, true, nr, 0),
 	KEY("exclusive", V_BOOL, false, exclusive, 0),
-	KEY("fails", V_ERRNO, false, fails, 0), KEY_END };
+	KEY("fails", V_ERRNO, false, fails, 0), KEY_KERNEL, KEY_END };
 static const struct keyspec keys_remove[] = {
 	KEY("mm", V_IDENT, true, mm, 0), KEY("level", V_LEVEL, true, level, 0),
 	KEY("page", V_UINT, true, page, 0), KEY("nr", V_UINT, true, nr, 0),
-	KEY("fails", V_ERRNO, false, fails, 0), KEY_END };
+	KEY("fails", V_ERRNO, false, fails, 0), KEY_KERNEL, KEY_END };
 static const struct keyspec keys_dup[] = {
 	KEY("mm", V_IDENT, true, mm, 0), KEY("src", V_IDENT, true, src, 0),
 	KEY("level", V_LEVEL, true, level, 0), KEY("page", V_UINT, true, page, 0),
 	KEY("nr", V_UINT, true, nr, 0), KEY("fails", V_ERRNO, false, fails, 0),
-	KEY_END };
+	KEY_KERNEL, KEY_END };
 static const struct keyspec keys_pin[] = {
 	KEY("mm", V_IDENT, true, mm, 0), KEY("n", V_UINT, false, n, 1),
 	KEY("fails", V_ERRNO, false, fails, 0), KEY_END };
@@ -895,6 +907,8 @@ static void fill_keys(const struct stmt *st, const struct keyspec *ks,
 		case V_PROT:	/* PROT_READ 1, PROT_WRITE 2, as FSIM_PROT_* */
 			*(uint64_t *)(void *)field = !a || !strcmp(a->value, "none") ? 0 :
 						     !strcmp(a->value, "read") ? 1 : 3;
+			break;
+		case V_KERNEL:	/* KEY_UNUSED only: read by the kernel executors */
 			break;
 		}
 	}
