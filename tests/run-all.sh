@@ -17,7 +17,8 @@ for arg in "$@"; do
 		sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
 		echo
 		echo "  --no-sanitizers  only the default build"
-		echo "  --no-kernel      skip the kernel build/boot tests (label 'kernel')"
+		echo "  --no-kernel      skip the kernel build/boot tests (label 'kernel') and"
+		echo "                   the kernels' rmap code in userspace (label 'kharness')"
 		exit 0 ;;
 	*) echo "run-all: unknown option '$arg' (try --help)" >&2; exit 2 ;;
 	esac
@@ -115,12 +116,20 @@ trap stop_prebuild EXIT
 
 cd "$top"
 start_prebuild
-run_suite default default -LE "kernel|perf"
+run_suite default default -LE "kernel|perf|kharness"
 if ((sanitizers)); then
 	# (label source: tests that build or run nothing of the preset; the
 	# default suite has run them)
-	run_suite asan+ubsan asan -LE "kernel|install|slow|perf|source"
+	run_suite asan+ubsan asan -LE "kernel|install|slow|perf|source|kharness"
 	run_suite tsan tsan -L "unit|stress" -LE "slow|source"
+fi
+if ((kernel)); then
+	# The kernels' own mm/rmap.c in userspace, each tree beside the
+	# model (docs/kharness.md); under ASan+UBSan too.
+	run_suite kharness default -L '^kharness$'
+	if ((sanitizers)); then
+		run_suite kharness-asan+ubsan asan -L '^kharness$'
+	fi
 fi
 if kernel_tests; then
 	# Up to two more attempts for a failed kernel test, which ctest
