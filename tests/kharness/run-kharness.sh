@@ -2,8 +2,14 @@
 # ctest kharness-TREE: the rmap scenarios on one tree's own mm/rmap.c
 # (kernel-port/kharness, docs/kharness.md), the model beside it.
 #   run-kharness.sh TREE LIBFOLIOSIM.a INCLUDE-DIR OUT-DIR [--sanitize KIND]
-# Builds (or finds cached) the tree's harness with build-kharness and runs
-# kh-run on every tests/scenarios/rmap-*.scn.  Exit 77 (ctest: skipped)
+# Builds (or finds cached) the tree's harness with build-kharness, runs
+# kh-run on every tests/scenarios/rmap-*.scn (not under --sanitize
+# address, where the rest runs with every folio's struct pages fenced by
+# poisoned ones), then the differential fuzzer
+# kh-fuzz on its regression corpus (tests/kharness/corpus) and a short
+# campaign of mutations of it (a fixed seed: the same inputs every run; a
+# failure leaves its reproducer scenario in OUT-DIR/TREE/kh-fuzz-repro.scn).
+# Exit 77 (ctest: skipped)
 # where the kernel source cannot be had: no linux-source-6.12 tarball and
 # not root to install it.
 set -euo pipefail
@@ -17,4 +23,14 @@ if [ ! -f /usr/src/linux-source-6.12.tar.xz ] && [ "$(id -u)" != 0 ]; then
 fi
 "$top/kernel-port/scripts/build-kharness" --lib "$lib" --include "$inc" --tree "$tree" \
 	--out "$out" "$@"
-exec "$out/$tree/kh-run" --tap "$top"/tests/scenarios/rmap-*.scn
+case " $* " in
+*" address "*)	# ASan+UBSan: the fuzz corpus; the scenarios (20 million calls
+		# in rmap-perf.scn alone) run in the default build
+	mutations=${KH_FUZZ_MUTATIONS:-500} ;;
+*)	"$out/$tree/kh-run" --tap "$top"/tests/scenarios/rmap-*.scn
+	mutations=${KH_FUZZ_MUTATIONS:-3000} ;;
+esac
+export KH_FUZZ_REPRO="$out/$tree/kh-fuzz-repro.scn" KH_FUZZ_STATS=1
+"$out/$tree/kh-fuzz" "$top/tests/kharness/corpus" 2>&1 | sed '/^regression: /d'
+"$out/$tree/kh-fuzz" --mutate "$mutations" --seed 20261207 \
+	"$top/tests/kharness/corpus" 2>&1

@@ -175,7 +175,8 @@ struct kh_folio *kh_folio_alloc(unsigned int order, int kind, bool hugetlb)
 int kh_folio_free(struct kh_folio *f)
 {
 	struct folio *folio = kh_f(f);
-	unsigned int order = folio_order(folio);
+	const unsigned int order = folio_order(folio);
+	const unsigned long pfn = folio_pfn(folio);
 
 	if (folio_mapped(folio) || folio_maybe_dma_pinned(folio))
 		return -EBUSY;
@@ -185,17 +186,17 @@ int kh_folio_free(struct kh_folio *f)
 	/* free_pages_prepare() takes a partially mapped folio off the queue
 	 * (folio_unqueue_deferred_split()) and clears the flag with the
 	 * counter. */
-	clear_bit(folio_pfn(folio), kh_alloc_ref);
+	clear_bit(pfn, kh_alloc_ref);
 	kh_unqueue_deferred_split(folio);
 	/* free_pages_prepare(): "if (PageAnon(page)) mod_mthp_stat(order,
 	 * MTHP_STAT_NR_ANON, -1)".  Departure: the harness's anon folios are
 	 * anonymous from birth, also those mapped without
 	 * folio_add_new_anon_rmap() (as the model allows), which never
 	 * counted themselves; only those that went through it uncount. */
-	if (test_and_clear_bit(folio_pfn(folio), kh_counted_anon))
+	if (test_and_clear_bit(pfn, kh_counted_anon))
 		mod_mthp_stat(order, MTHP_STAT_NR_ANON, -1);
 	kh_mem_poison(&folio->page, folio_nr_pages(folio) * sizeof(struct page), true);
-	kh_pfn_free(folio_pfn(folio), order);
+	kh_pfn_free(pfn, order);
 	return 0;
 }
 
