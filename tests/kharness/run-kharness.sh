@@ -5,7 +5,8 @@
 # Builds (or finds cached) the tree's harness with build-kharness, runs
 # kh-run on every tests/scenarios/rmap-*.scn (not under --sanitize
 # address, where the rest runs with every folio's struct pages fenced by
-# poisoned ones), then the differential fuzzer
+# poisoned ones), kh-stress (four threads on one folio), then the
+# differential fuzzer
 # kh-fuzz on its regression corpus (tests/kharness/corpus) and a short
 # campaign of mutations of it (a fixed seed: the same inputs every run; a
 # failure leaves its reproducer scenario in OUT-DIR/TREE/kh-fuzz-repro.scn).
@@ -30,6 +31,9 @@ case " $* " in
 *)	"$out/$tree/kh-run" --tap "$top"/tests/scenarios/rmap-*.scn
 	mutations=${KH_FUZZ_MUTATIONS:-3000} ;;
 esac
+# four threads on one folio through the kernel code, compared with the
+# model at every quiescent point
+"$out/$tree/kh-stress" --threads 4 --rounds 50 --ops 1024
 export KH_FUZZ_REPRO="$out/$tree/kh-fuzz-repro.scn" KH_FUZZ_STATS=1
 "$out/$tree/kh-fuzz" "$top/tests/kharness/corpus" 2>&1 | sed '/^regression: /d'
 "$out/$tree/kh-fuzz" --mutate "$mutations" --seed 20261207 \
