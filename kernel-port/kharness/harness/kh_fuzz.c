@@ -474,6 +474,12 @@ static void cleanup(struct state *st)
 		}
 	}
 	compare_all(st);
+	/* what the records could not undo (more than NRECS mappings): the
+	 * model's context goes with the input, the kernel half's folio is
+	 * dropped so that its pfns serve the next inputs */
+	for (i = 0; i < NFOLIOS; i++)
+		if (st->folio[i].kf)
+			kh_folio_discard(st->folio[i].kf);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -531,8 +537,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	cleanup(&st);
 	kh_set_bug_jump(NULL);
-	/* what the input could not undo (a record list that overflowed)
-	 * stays mapped in the kernel half: its pfns are not reused */
 	for (i = 0; i < NMMS; i++)
 		kh_mm_destroy(st.kmm[i]);
 	fsim_ctx_destroy(st.ctx);

@@ -69,6 +69,11 @@ void kh_mm_set_has_pinned(struct kh_mm *mm);
 struct kh_folio *kh_folio_alloc(unsigned int order, int kind, bool hugetlb);
 /* Frees it; -EBUSY (nothing done) while mapped or pinned. */
 int kh_folio_free(struct kh_folio *folio);
+/* Drops it whatever its mappings and pins (off the deferred split queue,
+ * its struct pages poisoned, its pfns reused): the fuzzer's end of an
+ * input that could not undo everything it mapped.  The statistics keep
+ * what its mappings added. */
+void kh_folio_discard(struct kh_folio *folio);
 
 /*
  * The rmap calls: each takes the folio lock where the kernel's callers

@@ -200,6 +200,27 @@ int kh_folio_free(struct kh_folio *f)
 	return 0;
 }
 
+void kh_folio_discard(struct kh_folio *f)
+{
+	struct folio *folio = kh_f(f);
+	const unsigned int order = folio_order(folio);
+	const unsigned long pfn = folio_pfn(folio);
+	unsigned long flags;
+
+	if (folio_test_large(folio) && order > 1 && !folio_test_hugetlb(folio)) {
+		spin_lock_irqsave(&kh_split_queue.split_queue_lock, flags);
+		if (!list_empty(&folio->_deferred_list)) {
+			list_del_init(&folio->_deferred_list);
+			kh_split_queue.split_queue_len--;
+		}
+		spin_unlock_irqrestore(&kh_split_queue.split_queue_lock, flags);
+	}
+	clear_bit(pfn, kh_alloc_ref);
+	clear_bit(pfn, kh_counted_anon);
+	kh_mem_poison(&folio->page, folio_nr_pages(folio) * sizeof(struct page), true);
+	kh_pfn_free(pfn, order);
+}
+
 struct kh_mm *kh_mm_create(unsigned int id)
 {
 	struct kh_mm *m = kh_zalloc(sizeof(*m));
