@@ -142,6 +142,7 @@ static int run_cell(const struct cell *c, unsigned long reps)
 		}
 		t1 = now_ns();
 		printf("%s %.1f\n", c->name, (t1 - t0) / (double)reps);
+		kh_mm_destroy(base);
 		return kh_events()->warnings ? -EIO : 0;
 	}
 	f = kh_folio_alloc(c->order, kind, false);
@@ -180,6 +181,14 @@ static int run_cell(const struct cell *c, unsigned long reps)
 		t1 = w[i].t1 > t1 ? w[i].t1 : t1;
 	}
 	printf("%s %.1f\n", c->name, (t1 - t0) / (double)reps);
+	/* the folio stays mapped: its struct pages are the harness's map,
+	 * not the heap */
+	for (i = 0; i < c->threads; i++)
+		kh_mm_destroy(w[i].mm);
+	if (src != base)
+		kh_mm_destroy(src);
+	kh_mm_destroy(base);
+	pthread_barrier_destroy(&start);
 	return kh_events()->warnings ? -EIO : 0;
 }
 

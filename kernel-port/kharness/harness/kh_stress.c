@@ -216,8 +216,20 @@ int main(int argc, char **argv)
 		compare("after the removals", r, ctx, f, kf);
 		pthread_barrier_wait(&bar);
 	}
-	for (i = 0; i < threads; i++)
+	for (i = 0; i < threads; i++) {
 		pthread_join(tid[i], NULL);
+		kh_mm_destroy(w[i].kmm);
+	}
+	kh_remove(kf, kbase, fsim_folio_order(f) == kh_tree()->pmd_order ? KH_LEVEL_PMD :
+		  KH_LEVEL_PTE, 0, fsim_folio_nr_pages(f));
+	if (kh_folio_free(kf)) {
+		fprintf(stderr, "kh-stress: the folio is still mapped after the last round\n");
+		return 1;
+	}
+	kh_mm_destroy(kbase);
+	pthread_barrier_destroy(&bar);
+	free(w);
+	fsim_ctx_destroy(ctx);
 	printf("kh-stress: %u threads, %u rounds of %u adds and removals each on one "
 	       "order-%u folio, compared at %u quiescent points: no difference (%s)\n",
 	       threads, rounds, ops, kh_tree()->pmd_order, 2 * rounds, kh_tree_label());
