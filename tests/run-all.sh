@@ -14,7 +14,7 @@ for arg in "$@"; do
 	--no-sanitizers) sanitizers=0 ;;
 	--no-kernel) kernel=0 ;;
 	-h|--help)
-		sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'
+		awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
 		echo
 		echo "  --no-sanitizers  only the default build"
 		echo "  --no-kernel      skip the kernel build/boot tests (label 'kernel') and"
