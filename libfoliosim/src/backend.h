@@ -51,6 +51,11 @@ struct fsim_backend {
 	 * that a second entry of its level maps: 6.12 and the base tree for
 	 * every folio, the series (12/13 on) for small folios only. */
 	bool warns_remapped_anon_exclusive_large;
+	/* folio_has_pincount(): prep/0004 moved _pincount to page[2] on
+	 * 32-bit, which an order-1 folio lacks (its pins go to the refcount
+	 * bias, as a small folio's); 6.12 keeps it in page[1], and rfc/0010
+	 * moves it back there. */
+	bool no_pincount_order1_32bit;
 
 	/* --- readers of a large folio ------------------------------------ */
 	uint64_t (*total_mapped_pages)(const struct fsim_folio *f);

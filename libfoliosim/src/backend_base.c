@@ -76,6 +76,7 @@ const struct fsim_backend fsim_backend_base = {
 	.remove = base_remove,
 	.dup = base_dup,
 	.warns_remapped_anon_exclusive_large = true,
+	.no_pincount_order1_32bit = true,
 	.total_mapped_pages = pm_total_mapped_pages,
 	.maybe_mapped_shared = mm_ids_maybe_mapped_shared,
 	.entire_mapcount = pm_entire_mapcount,

@@ -66,6 +66,7 @@ const struct fsim_backend fsim_backend_legacy = {
 	.remove = legacy_remove,
 	.dup = legacy_dup,
 	.warns_remapped_anon_exclusive_large = true,
+	.no_pincount_order1_32bit = false,
 	.total_mapped_pages = pm_total_mapped_pages,
 	.maybe_mapped_shared = legacy_likely_mapped_shared,
 	.entire_mapcount = pm_entire_mapcount,

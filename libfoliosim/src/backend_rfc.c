@@ -275,6 +275,7 @@ const struct fsim_backend fsim_backend_rfc = {
 	.remove = rfc_remove,
 	.dup = rfc_dup,
 	.warns_remapped_anon_exclusive_large = false,
+	.no_pincount_order1_32bit = false,
 	.total_mapped_pages = rfc_total_mapped_pages,
 	.maybe_mapped_shared = mm_ids_maybe_mapped_shared,
 	.entire_mapcount = NULL,

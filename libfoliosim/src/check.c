@@ -113,7 +113,7 @@ static int check_refcount(const struct fsim_folio *f, const struct truth *t,
 		expect += atomic_load(&((struct fsim_folio *)f)->alloc_ref);
 	else
 		expect += (int64_t)folio_nr_pages(f);
-	if (folio_test_large(f))
+	if (folio_has_pincount(f))
 		expect += atomic_read(&f->pincount);
 	else
 		expect += (int64_t)GUP_PIN_COUNTING_BIAS * atomic_read(&f->pincount);

@@ -297,12 +297,23 @@ int fsim_folio_pincount(const struct fsim_folio *f)
 	return atomic_read(&f->pincount);
 }
 
+/* folio_has_pincount() (include/linux/mm.h): pins in _pincount, one
+ * reference each; else GUP_PIN_COUNTING_BIAS references each (the
+ * backend's no_pincount_order1_32bit says where an order-1 folio's go). */
+bool folio_has_pincount(const struct fsim_folio *f)
+{
+	if (!folio_test_large(f))
+		return false;
+	return f->ctx->arch.bits == 64 || f->order > 1 ||
+	       !folio_ops(f)->no_pincount_order1_32bit;
+}
+
 /* folio_maybe_dma_pinned() */
 bool fsim_folio_maybe_dma_pinned(const struct fsim_folio *f)
 {
 	if (!f)
 		return false;
-	if (folio_test_large(f))
+	if (folio_has_pincount(f))
 		return atomic_read(&f->pincount) > 0;
 	return atomic_load(&((struct fsim_folio *)f)->refcount) >= GUP_PIN_COUNTING_BIAS;
 }

@@ -280,6 +280,9 @@ static inline bool folio_test_large(const struct fsim_folio *f)
 	return f->order > 0;
 }
 
+/* folio_has_pincount() (include/linux/mm.h), folio.c */
+bool folio_has_pincount(const struct fsim_folio *f);
+
 static inline bool folio_test_anon(const struct fsim_folio *f)
 {
 	return f->kind == FSIM_KIND_ANON;

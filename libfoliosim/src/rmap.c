@@ -490,8 +490,9 @@ int fsim_folio_dup_file_rmap(struct fsim_folio *f, struct fsim_mm *dst,
 	return dup_rmap(f, dst, src, level, page, nr);
 }
 
-/* try_grab_folio(FOLL_PIN): large folios count pins in _pincount and take
- * one reference each; small ones take GUP_PIN_COUNTING_BIAS references. */
+/* try_grab_folio(FOLL_PIN): folios with a _pincount (folio_has_pincount())
+ * count pins there and take one reference each; the others take
+ * GUP_PIN_COUNTING_BIAS references. */
 int fsim_folio_pin(struct fsim_folio *f, struct fsim_mm *mm, unsigned int n)
 {
 	uint64_t refs;
@@ -500,16 +501,16 @@ int fsim_folio_pin(struct fsim_folio *f, struct fsim_mm *mm, unsigned int n)
 		return refuse_args(f, mm, NULL, false, folio_test_anon_or(f));
 	if (n == 0)
 		return refuse("pin of 0 pins", -EINVAL);
-	refs = folio_test_large(f) ? n : (uint64_t)n * GUP_PIN_COUNTING_BIAS;
+	refs = folio_has_pincount(f) ? n : (uint64_t)n * GUP_PIN_COUNTING_BIAS;
 	fsim_spin_lock(&f->oracle_lock);
 	/* _pincount is an int; a small folio's pins live in the int refcount */
 	if ((uint64_t)atomic_read(&f->pincount) + n > INT_MAX ||
-	    (!folio_test_large(f) && (uint64_t)atomic_load(&f->refcount) + refs > INT_MAX)) {
+	    (!folio_has_pincount(f) && (uint64_t)atomic_load(&f->refcount) + refs > INT_MAX)) {
 		fsim_spin_unlock(&f->oracle_lock);
 		return refuse("the pin count would overflow an int", -EOVERFLOW);
 	}
-	/* Small folios: the kernel counts pins only in the refcount bias;
-	 * the model keeps their number in pincount as well. */
+	/* Folios without _pincount: the kernel counts pins only in the
+	 * refcount bias; the model keeps their number in pincount as well. */
 	atomic_add((int)n, &f->pincount);
 	atomic_fetch_add(&f->refcount, (int64_t)refs);
 	fsim_spin_unlock(&f->oracle_lock);
@@ -531,7 +532,7 @@ int fsim_folio_unpin(struct fsim_folio *f, unsigned int n)
 		err = refuse("unpin of more pins than the folio has", -EINVAL);
 	} else {
 		atomic_sub((int)n, &f->pincount);
-		atomic_fetch_sub(&f->refcount, folio_test_large(f) ? (int64_t)n :
+		atomic_fetch_sub(&f->refcount, folio_has_pincount(f) ? (int64_t)n :
 				 (int64_t)n * GUP_PIN_COUNTING_BIAS);
 	}
 	fsim_spin_unlock(&f->oracle_lock);
