@@ -25,7 +25,7 @@ for arg in "$@"; do
 done
 
 # ---- 1. dependencies -------------------------------------------------
-packages=(cmake make gcc clang pkg-config libcmocka-dev liburcu-dev python3 gnuplot-nox
+packages=(cmake make gcc gcc-multilib clang pkg-config libcmocka-dev liburcu-dev python3 gnuplot-nox
 	binutils abigail-tools help2man zip unzip)
 missing=()
 for p in "${packages[@]}"; do

@@ -1,7 +1,7 @@
 #!/bin/bash
 # ctest kharness-TREE: the rmap scenarios on one tree's own mm/rmap.c
 # (kernel-port/kharness, docs/kharness.md), the model beside it.
-#   run-kharness.sh TREE LIBFOLIOSIM.a INCLUDE-DIR OUT-DIR [--sanitize KIND]
+#   run-kharness.sh TREE LIBFOLIOSIM.a INCLUDE-DIR OUT-DIR [--sanitize KIND] [--arch i386]
 # Builds (or finds cached) the tree's harness with build-kharness, runs
 # kh-run on every tests/scenarios/rmap-*.scn (not under --sanitize
 # address, where the rest runs with every folio's struct pages fenced by
@@ -24,6 +24,7 @@ if [ ! -f /usr/src/linux-source-6.12.tar.xz ] && [ "$(id -u)" != 0 ]; then
 fi
 "$top/kernel-port/scripts/build-kharness" --lib "$lib" --include "$inc" --tree "$tree" \
 	--out "$out" "$@"
+case " $* " in *" i386 "*) tree=$tree-i386 ;; esac	# build-kharness's directory for it
 case " $* " in
 *" address "*)	# ASan+UBSan: the fuzz corpus; the scenarios (20 million calls
 		# in rmap-perf.scn alone) run in the default build

@@ -85,14 +85,14 @@ static void kh_record(const char *what, const char *file, int line)
 	kh_printed[0] = '\0';
 }
 
-void kh_kernel_warn(const char *file, int line, unsigned int flags)
+KH_ABI void kh_kernel_warn(const char *file, int line, unsigned int flags)
 {
 	(void)flags;
 	kh_ev.warnings++;
 	kh_record("WARNING", file, line);
 }
 
-void kh_kernel_bug(const char *file, int line)
+KH_ABI void kh_kernel_bug(const char *file, int line)
 {
 	kh_ev.bugs++;
 	kh_record("BUG", file, line);
@@ -102,7 +102,7 @@ void kh_kernel_bug(const char *file, int line)
 	abort();
 }
 
-void kh_kernel_print(const char *text)
+KH_ABI void kh_kernel_print(const char *text)
 {
 	size_t len = strlen(kh_printed), room;
 
@@ -114,7 +114,7 @@ void kh_kernel_print(const char *text)
 	strncat(kh_printed + len, text, room);
 }
 
-void kh_kernel_unreachable(const char *symbol)
+KH_ABI void kh_kernel_unreachable(const char *symbol)
 {
 	fprintf(stderr, "kharness: the kernel code called %s(), which the harness "
 		"stubs as unreachable: the accounting left the paths it models\n", symbol);
@@ -154,17 +154,17 @@ int _printk(const char *fmt, ...)
 	return n;
 }
 
-void *kh_zalloc(unsigned long size)
+KH_ABI void *kh_zalloc(unsigned long size)
 {
 	return calloc(1, size);
 }
 
-void kh_free(void *p)
+KH_ABI void kh_free(void *p)
 {
 	free(p);
 }
 
-void *kh_map_reserve(unsigned long size)
+KH_ABI void *kh_map_reserve(unsigned long size)
 {
 	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
 		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -172,7 +172,7 @@ void *kh_map_reserve(unsigned long size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-void kh_mem_poison(const void *addr, unsigned long size, bool poison)
+KH_ABI void kh_mem_poison(const void *addr, unsigned long size, bool poison)
 {
 #ifdef KH_ASAN
 	if (poison)

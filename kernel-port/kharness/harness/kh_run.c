@@ -40,7 +40,7 @@ struct tally {
 static void count_reason(struct tally *t, const char *msg)
 {
 	const char *text = msg;
-	size_t i;
+	size_t i, reason_len;
 
 	/* "FILE:LINE: reason": count by the reason alone */
 	if (strstr(text, ".scn:")) {
@@ -48,16 +48,21 @@ static void count_reason(struct tally *t, const char *msg)
 		text += strspn(text, "0123456789");
 		text += strspn(text, ": ");
 	}
+	reason_len = strlen(text);
+	/* "reason [details]": count by the reason */
+	if (strstr(text, " ["))
+		reason_len = (size_t)(strstr(text, " [") - text);
+	if (reason_len > sizeof(t->reasons[0].text) - 1)
+		reason_len = sizeof(t->reasons[0].text) - 1;
 	for (i = 0; i < t->nreasons; i++)
-		if (!strncmp(t->reasons[i].text, text, sizeof(t->reasons[i].text) - 1)) {
+		if (strlen(t->reasons[i].text) == reason_len &&
+		    !strncmp(t->reasons[i].text, text, reason_len)) {
 			t->reasons[i].count++;
 			return;
 		}
 	if (t->nreasons < sizeof(t->reasons) / sizeof(t->reasons[0])) {
-		size_t len = strnlen(text, sizeof(t->reasons[0].text) - 1);
-
-		memcpy(t->reasons[t->nreasons].text, text, len);
-		t->reasons[t->nreasons].text[len] = '\0';
+		memcpy(t->reasons[t->nreasons].text, text, reason_len);
+		t->reasons[t->nreasons].text[reason_len] = '\0';
 		t->reasons[t->nreasons++].count = 1;
 	}
 }

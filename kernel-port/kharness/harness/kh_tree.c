@@ -87,6 +87,12 @@ const char *kh_tree_cannot(const struct kh_call_desc *d)
 		return "a file PMD dup: 6.12's folio_dup_file_rmap_pmd() has no caller (fork "
 		       "lets file PMDs fault in again) and counts HPAGE_PMD_NR PTE mappings "
 		       "(prep/0008 fixes it)";
+	if (t->bits == 32 && order == 1 && (t->features & KH_HAS_MM_SLOTS) &&
+	    !(t->features & (KH_HAS_ARBITRARY | KH_HAS_PAGE_MAPCOUNT)) &&
+	    (d->op == FSIM_OP_PIN || d->op == FSIM_OP_UNPIN || d->op == FSIM_OP_DUP))
+		return "a pin or dup of an order-1 folio on 32-bit: the prep part counts its "
+		       "pins in the refcount (prep/0004), the series in _pincount (rfc/0010), "
+		       "and the model's rfc mode is the series";
 	if (t->features & KH_HAS_ARBITRARY)
 		return NULL;
 	if (d->op == FSIM_OP_NEW_ANON && order > t->pmd_order)

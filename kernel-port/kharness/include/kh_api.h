@@ -23,6 +23,18 @@ typedef uint64_t u64;
 typedef int64_t s64;
 #endif
 
+/*
+ * Every function below crosses between the halves: on i386 the kernel
+ * half is compiled with kbuild's -mregparm=3 (arguments in registers) and
+ * the harness half with the userspace ABI (on the stack), so both sides
+ * declare them regparm(0), as the kernel's asmlinkage does.
+ */
+#ifdef __i386__
+#define KH_ABI __attribute__((regparm(0)))
+#else
+#define KH_ABI
+#endif
+
 #define KH_LEVEL_PTE	0
 #define KH_LEVEL_PMD	1
 #define KH_LEVEL_PUD	2
@@ -54,26 +66,26 @@ struct kh_folio;	/* a struct folio of the tree, with its struct pages */
 struct kh_mm;		/* an mm_struct and the one VMA the harness maps through */
 
 /* Sets up the private memory map; 0 or -ENOMEM. */
-int kh_init(void);
-const struct kh_tree_info *kh_tree(void);
+KH_ABI int kh_init(void);
+KH_ABI const struct kh_tree_info *kh_tree(void);
 
 /* An mm with mm_id @id (the model's: trees with MM slots store it). */
-struct kh_mm *kh_mm_create(unsigned int id);
-void kh_mm_destroy(struct kh_mm *mm);
+KH_ABI struct kh_mm *kh_mm_create(unsigned int id);
+KH_ABI void kh_mm_destroy(struct kh_mm *mm);
 /* set_bit(MMF_HAS_PINNED, &mm->flags), as the first FOLL_PIN does. */
-void kh_mm_set_has_pinned(struct kh_mm *mm);
+KH_ABI void kh_mm_set_has_pinned(struct kh_mm *mm);
 
 /* A folio as the page allocator and the page cache leave it (refcount 1,
  * unmapped; shmem counted in NR_SHMEM as shmem_add_to_page_cache() does);
  * NULL for an order above max_order or without memory. */
-struct kh_folio *kh_folio_alloc(unsigned int order, int kind, bool hugetlb);
+KH_ABI struct kh_folio *kh_folio_alloc(unsigned int order, int kind, bool hugetlb);
 /* Frees it; -EBUSY (nothing done) while mapped or pinned. */
-int kh_folio_free(struct kh_folio *folio);
+KH_ABI int kh_folio_free(struct kh_folio *folio);
 /* Drops it whatever its mappings and pins (off the deferred split queue,
  * its struct pages poisoned, its pfns reused): the fuzzer's end of an
  * input that could not undo everything it mapped.  The statistics keep
  * what its mappings added. */
-void kh_folio_discard(struct kh_folio *folio);
+KH_ABI void kh_folio_discard(struct kh_folio *folio);
 
 /*
  * The rmap calls: each takes the folio lock where the kernel's callers
@@ -82,28 +94,28 @@ void kh_folio_discard(struct kh_folio *folio);
  * kernel refuses (a maybe-pinned AnonExclusive page), or -EOVERFLOW where
  * fixes/0003 refuses; -EOPNOTSUPP for a level this tree has no code for.
  */
-int kh_add_new_anon(struct kh_folio *f, struct kh_mm *mm, bool exclusive);
-int kh_add_anon(struct kh_folio *f, struct kh_mm *mm, int level, unsigned long page,
+KH_ABI int kh_add_new_anon(struct kh_folio *f, struct kh_mm *mm, bool exclusive);
+KH_ABI int kh_add_anon(struct kh_folio *f, struct kh_mm *mm, int level, unsigned long page,
 		unsigned long nr, bool exclusive);
-int kh_add_file(struct kh_folio *f, struct kh_mm *mm, int level, unsigned long page,
+KH_ABI int kh_add_file(struct kh_folio *f, struct kh_mm *mm, int level, unsigned long page,
 		unsigned long nr);
-int kh_remove(struct kh_folio *f, struct kh_mm *mm, int level, unsigned long page,
+KH_ABI int kh_remove(struct kh_folio *f, struct kh_mm *mm, int level, unsigned long page,
 	      unsigned long nr);
-int kh_dup(struct kh_folio *f, struct kh_mm *dst, struct kh_mm *src, int level,
+KH_ABI int kh_dup(struct kh_folio *f, struct kh_mm *dst, struct kh_mm *src, int level,
 	   unsigned long page, unsigned long nr);
 /* Hugetlb folios: one entry mapping the whole folio. */
-int kh_hugetlb_add(struct kh_folio *f, struct kh_mm *mm, bool new_anon, bool exclusive);
-int kh_hugetlb_remove(struct kh_folio *f, struct kh_mm *mm);
-int kh_hugetlb_dup(struct kh_folio *f, struct kh_mm *dst, struct kh_mm *src);
+KH_ABI int kh_hugetlb_add(struct kh_folio *f, struct kh_mm *mm, bool new_anon, bool exclusive);
+KH_ABI int kh_hugetlb_remove(struct kh_folio *f, struct kh_mm *mm);
+KH_ABI int kh_hugetlb_dup(struct kh_folio *f, struct kh_mm *dst, struct kh_mm *src);
 /* GUP pins as try_grab_folio(FOLL_PIN) / unpin_user_page() count them. */
-int kh_pin(struct kh_folio *f, struct kh_mm *mm, unsigned int n);
-int kh_unpin(struct kh_folio *f, unsigned int n);
+KH_ABI int kh_pin(struct kh_folio *f, struct kh_mm *mm, unsigned int n);
+KH_ABI int kh_unpin(struct kh_folio *f, unsigned int n);
 /* SetPageAnonExclusive() / ClearPageAnonExclusive() of one page. */
-int kh_set_anon_exclusive(struct kh_folio *f, unsigned long page, bool set);
+KH_ABI int kh_set_anon_exclusive(struct kh_folio *f, unsigned long page, bool set);
 
 /* The detect part's sysfs knob (thp_detect_partially_mapped); a no-op in
  * trees without the part. */
-void kh_set_detect(bool on);
+KH_ABI void kh_set_detect(bool on);
 
 /* What a folio's state reads through the tree's own accessors. */
 struct kh_folio_state {
@@ -117,7 +129,8 @@ struct kh_folio_state {
 	bool maybe_shared;		/* folio_maybe_mapped_shared() (6.12: likely) */
 	bool partially_mapped;		/* folio_test_partially_mapped() */
 	bool deferred;			/* on a deferred split queue */
-	int pincount;			/* _pincount, or refcount / GUP_PIN_COUNTING_BIAS */
+	int pincount;			/* _pincount; -1: none (folio_has_pincount()
+					 * false: the pins are refcount bias) */
 	s64 refcount;			/* folio_ref_count() */
 	bool has_slots;			/* large folio of a tree with MM slots */
 	unsigned int slot_id[2];	/* folio_mm_id() */
@@ -125,7 +138,7 @@ struct kh_folio_state {
 	bool shared_bit;		/* the raw maybe-mapped-shared bit */
 	u64 mm_ids_word;		/* _mm_ids */
 };
-int kh_folio_state(struct kh_folio *f, struct kh_folio_state *out);
+KH_ABI int kh_folio_state(struct kh_folio *f, struct kh_folio_state *out);
 
 /* One page: the readers of fs/proc and the page's own bits. */
 struct kh_page_state {
@@ -135,7 +148,7 @@ struct kh_page_state {
 	bool pagemap_exclusive;		/* pagemap PM_MMAP_EXCLUSIVE (fs/proc/task_mmu.c) */
 	unsigned long mapmax;		/* numa_maps gather_stats() mapcount */
 };
-int kh_page_state(struct kh_folio *f, unsigned long page, struct kh_page_state *out);
+KH_ABI int kh_page_state(struct kh_folio *f, unsigned long page, struct kh_page_state *out);
 
 /* Node statistics and counters the rmap paths change. */
 #define KH_NR_STATS 6	/* in enum fsim_stat order: anon_mapped, file_mapped,
@@ -149,23 +162,23 @@ struct kh_stats {
 	s64 thp_deferred_split_page;		/* vmstat event */
 	long split_queue_len;
 };
-void kh_stats(struct kh_stats *out);
+KH_ABI void kh_stats(struct kh_stats *out);
 
 /* Defined by the harness half: a BUG() (does not return: the harness
  * longjmp()s out of the kernel code) and a WARN() at kernel @file:@line. */
-void kh_kernel_bug(const char *file, int line) __attribute__((__noreturn__));
-void kh_kernel_warn(const char *file, int line, unsigned int flags);
+KH_ABI void kh_kernel_bug(const char *file, int line) __attribute__((__noreturn__));
+KH_ABI void kh_kernel_warn(const char *file, int line, unsigned int flags);
 /* printk()'s text, for the report of the next WARN or BUG. */
-void kh_kernel_print(const char *text);
+KH_ABI void kh_kernel_print(const char *text);
 /* An aborting stub was called: the accounting strayed outside what the
  * harness supports. */
-void kh_kernel_unreachable(const char *symbol) __attribute__((__noreturn__));
+KH_ABI void kh_kernel_unreachable(const char *symbol) __attribute__((__noreturn__));
 /* Memory for the kernel half (mm_structs, VMAs, the memory map). */
-void *kh_zalloc(unsigned long size);
-void kh_free(void *p);
-void *kh_map_reserve(unsigned long size);
+KH_ABI void *kh_zalloc(unsigned long size);
+KH_ABI void kh_free(void *p);
+KH_ABI void *kh_map_reserve(unsigned long size);
 /* Marks [addr, addr + size) unusable (@poison) or usable again: a no-op
  * unless the harness is built with AddressSanitizer. */
-void kh_mem_poison(const void *addr, unsigned long size, bool poison);
+KH_ABI void kh_mem_poison(const void *addr, unsigned long size, bool poison);
 
 #endif /* KH_API_H */

@@ -2,13 +2,14 @@
 /*
  * kharness: customised.  The memory map and the folio allocator.
  *
- * The configs use classic SPARSEMEM (SPARSEMEM_EXTREME, no vmemmap), so
- * folio_page() and nth_page() go through page_to_pfn() and pfn_to_page(),
- * which read the section number from page->flags and the section's
- * mem_map from mem_section[][].  The harness reserves one contiguous
- * struct page array for pfns [0, KH_PFNS) and points every section at it
- * (sparse_encode_mem_map() of one map that starts at pfn 0), so that any
- * pfn in range has its struct page at map + pfn.
+ * The x86_64 configs use classic SPARSEMEM (SPARSEMEM_EXTREME, no
+ * vmemmap), so folio_page() and nth_page() go through page_to_pfn() and
+ * pfn_to_page(), which read the section number from page->flags and the
+ * section's mem_map from mem_section[][].  The harness reserves one
+ * contiguous struct page array for pfns [0, KH_PFNS) and points every
+ * section at it (sparse_encode_mem_map() of one map that starts at pfn 0),
+ * so that any pfn in range has its struct page at map + pfn.  The i386
+ * config is FLATMEM: the same array is mem_map.
  *
  * Folios are carved out of that pfn space naturally aligned, each in a
  * block twice its size whose second half stays unused: the harness poisons
@@ -21,7 +22,9 @@
 #ifdef CONFIG_64BIT
 #define KH_PFN_BITS	24		/* 64 GiB of pfns: 1 GiB of struct pages reserved */
 #else
-#define KH_PFN_BITS	21		/* i386 PAE: 8 GiB of pfns, 64 MiB of struct pages */
+/* i386: 4 GiB of pfns, all the addresses a 32-bit VMA can span (an
+ * order-18 folio needs a block of 2^19 pfns, naturally aligned) */
+#define KH_PFN_BITS	20
 #endif
 #define KH_PFNS		(1UL << KH_PFN_BITS)
 #define KH_FIRST_PFN	(1UL << 10)	/* pfn 0 is not handed out */
@@ -59,29 +62,40 @@ static struct folio *kh_f(struct kh_folio *f)
 
 static int kh_mem_init(void)
 {
-	unsigned long nr_sections = KH_PFNS >> PFN_SECTION_SHIFT, nr;
-	unsigned long roots = DIV_ROUND_UP(nr_sections, SECTIONS_PER_ROOT);
-
 	if (kh_mem_map)
 		return 0;
 	kh_mem_map = kh_map_reserve(KH_PFNS * sizeof(struct page));
 	if (!kh_mem_map)
 		return -ENOMEM;
 	kh_mem_poison(kh_mem_map, KH_PFNS * sizeof(struct page), true);
-	mem_section = kh_zalloc(NR_SECTION_ROOTS * sizeof(*mem_section));
-	if (!mem_section)
-		return -ENOMEM;
-	for (nr = 0; nr < roots; nr++) {
-		mem_section[nr] = kh_zalloc(SECTIONS_PER_ROOT * sizeof(struct mem_section));
-		if (!mem_section[nr])
+#ifdef CONFIG_SPARSEMEM
+	{
+		unsigned long nr_sections = KH_PFNS >> PFN_SECTION_SHIFT, nr;
+		unsigned long roots = DIV_ROUND_UP(nr_sections, SECTIONS_PER_ROOT);
+
+		mem_section = kh_zalloc(NR_SECTION_ROOTS * sizeof(*mem_section));
+		if (!mem_section)
 			return -ENOMEM;
+		for (nr = 0; nr < roots; nr++) {
+			mem_section[nr] = kh_zalloc(SECTIONS_PER_ROOT *
+						    sizeof(struct mem_section));
+			if (!mem_section[nr])
+				return -ENOMEM;
+		}
+		/* sparse_encode_mem_map(): the map minus the section's first
+		 * pfn, which for one map starting at pfn 0 is the map itself. */
+		for (nr = 0; nr < nr_sections; nr++)
+			__nr_to_section(nr)->section_mem_map = (unsigned long)kh_mem_map |
+				SECTION_HAS_MEM_MAP | SECTION_MARKED_PRESENT;
 	}
-	/* sparse_encode_mem_map(): the map minus the section's first pfn,
-	 * which for one map starting at pfn 0 is the map itself. */
-	for (nr = 0; nr < nr_sections; nr++)
-		__nr_to_section(nr)->section_mem_map = (unsigned long)kh_mem_map |
-			SECTION_HAS_MEM_MAP | SECTION_MARKED_PRESENT;
+#else
+	/* FLATMEM: pfn_to_page() is mem_map + pfn - ARCH_PFN_OFFSET (0) */
+	BUILD_BUG_ON(ARCH_PFN_OFFSET != 0);
+	mem_map = kh_mem_map;
+#endif
+#ifdef CONFIG_NUMA
 	node_data[0] = &kh_pgdat;
+#endif
 	return 0;
 }
 
@@ -125,7 +139,7 @@ static struct folio *kh_init_folio(unsigned long pfn, unsigned int order)
 	return page_folio(page);
 }
 
-struct kh_folio *kh_folio_alloc(unsigned int order, int kind, bool hugetlb)
+KH_ABI struct kh_folio *kh_folio_alloc(unsigned int order, int kind, bool hugetlb)
 {
 	struct folio *folio;
 	unsigned long pfn;
@@ -172,7 +186,7 @@ struct kh_folio *kh_folio_alloc(unsigned int order, int kind, bool hugetlb)
 	return (struct kh_folio *)folio;
 }
 
-int kh_folio_free(struct kh_folio *f)
+KH_ABI int kh_folio_free(struct kh_folio *f)
 {
 	struct folio *folio = kh_f(f);
 	const unsigned int order = folio_order(folio);
@@ -200,7 +214,7 @@ int kh_folio_free(struct kh_folio *f)
 	return 0;
 }
 
-void kh_folio_discard(struct kh_folio *f)
+KH_ABI void kh_folio_discard(struct kh_folio *f)
 {
 	struct folio *folio = kh_f(f);
 	const unsigned int order = folio_order(folio);
@@ -221,7 +235,7 @@ void kh_folio_discard(struct kh_folio *f)
 	kh_pfn_free(pfn, order);
 }
 
-struct kh_mm *kh_mm_create(unsigned int id)
+KH_ABI struct kh_mm *kh_mm_create(unsigned int id)
 {
 	struct kh_mm *m = kh_zalloc(sizeof(*m));
 
@@ -233,19 +247,21 @@ struct kh_mm *kh_mm_create(unsigned int id)
 	seqcount_init(&m->mm.write_protect_seq);
 	m->vma.vm_mm = &m->mm;
 	m->vma.vm_start = 0;
-	m->vma.vm_end = KH_PFNS << PAGE_SHIFT;
+	/* (on i386 the last page, whose end would wrap to 0: it is in the
+	 * unused half of the top block, no folio's) */
+	m->vma.vm_end = (KH_PFNS - 1) << PAGE_SHIFT;
 	m->vma.vm_pgoff = 0;
 	m->vma.anon_vma = &kh_anon_vma;
 	vm_flags_init(&m->vma, VM_READ | VM_WRITE | VM_MAYREAD | VM_MAYWRITE);
 	return m;
 }
 
-void kh_mm_destroy(struct kh_mm *m)
+KH_ABI void kh_mm_destroy(struct kh_mm *m)
 {
 	kh_free(m);
 }
 
-void kh_mm_set_has_pinned(struct kh_mm *m)
+KH_ABI void kh_mm_set_has_pinned(struct kh_mm *m)
 {
 	set_bit(MMF_HAS_PINNED, &m->mm.flags);
 }

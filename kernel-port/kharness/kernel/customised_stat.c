@@ -12,7 +12,9 @@
  */
 
 static atomic_long_t kh_node_stat[NR_VM_NODE_STAT_ITEMS];
-static struct pglist_data kh_pgdat;
+#ifdef CONFIG_NUMA
+static struct pglist_data kh_pgdat;	/* NODE_DATA(0); !NUMA has contig_page_data */
+#endif
 
 void __lruvec_stat_mod_folio(struct folio *folio, enum node_stat_item idx, int val)
 {

@@ -22,8 +22,16 @@ static struct kh_tree_info kh_tree_info;
 #define KH_RMAP_LEVEL_PUD PGTABLE_LEVEL_PUD
 #endif
 
-int kh_init(void)
+KH_ABI int kh_init(void)
 {
+#ifdef CONFIG_X86_32
+	/* Per-cpu data is %fs-relative on i386 (the kernel's __KERNEL_PERCPU
+	 * segment); a 32-bit process's %fs is the null selector, and an
+	 * access through it faults.  Load the flat user data segment, whose
+	 * base is 0, so that a per-cpu access reads the global as on x86_64
+	 * (stubbed.c); threads created later inherit it. */
+	asm volatile("movl %%ds, %%eax\n\tmovl %%eax, %%fs" ::: "eax");
+#endif
 	kh_tree_info.release = UTS_RELEASE;
 	kh_tree_info.features = 0;
 #ifdef KH_PREP
@@ -50,7 +58,7 @@ int kh_init(void)
 	return kh_mem_init();
 }
 
-const struct kh_tree_info *kh_tree(void)
+KH_ABI const struct kh_tree_info *kh_tree(void)
 {
 	return &kh_tree_info;
 }
@@ -77,7 +85,7 @@ static void kh_anon_prepare(struct folio *folio)
 			   ((void *)&kh_anon_vma + PAGE_MAPPING_ANON));
 }
 
-int kh_add_new_anon(struct kh_folio *f, struct kh_mm *mm, bool exclusive)
+KH_ABI int kh_add_new_anon(struct kh_folio *f, struct kh_mm *mm, bool exclusive)
 {
 	struct folio *folio = kh_f(f);
 	unsigned long entries = 1;
@@ -102,7 +110,7 @@ int kh_add_new_anon(struct kh_folio *f, struct kh_mm *mm, bool exclusive)
 	return 0;
 }
 
-int kh_add_anon(struct kh_folio *f, struct kh_mm *mm, int level, unsigned long page,
+KH_ABI int kh_add_anon(struct kh_folio *f, struct kh_mm *mm, int level, unsigned long page,
 		unsigned long nr, bool exclusive)
 {
 	struct folio *folio = kh_f(f);
@@ -128,7 +136,7 @@ int kh_add_anon(struct kh_folio *f, struct kh_mm *mm, int level, unsigned long p
 	return 0;
 }
 
-int kh_add_file(struct kh_folio *f, struct kh_mm *mm, int level, unsigned long page,
+KH_ABI int kh_add_file(struct kh_folio *f, struct kh_mm *mm, int level, unsigned long page,
 		unsigned long nr)
 {
 	struct folio *folio = kh_f(f);
@@ -168,7 +176,7 @@ int kh_add_file(struct kh_folio *f, struct kh_mm *mm, int level, unsigned long p
 	}
 }
 
-int kh_remove(struct kh_folio *f, struct kh_mm *mm, int level, unsigned long page,
+KH_ABI int kh_remove(struct kh_folio *f, struct kh_mm *mm, int level, unsigned long page,
 	      unsigned long nr)
 {
 	struct folio *folio = kh_f(f);
@@ -242,7 +250,7 @@ static int kh_dup_range(struct folio *folio, struct kh_mm *dst, struct kh_mm *sr
 	return ret;
 }
 
-int kh_dup(struct kh_folio *f, struct kh_mm *dst, struct kh_mm *src, int level,
+KH_ABI int kh_dup(struct kh_folio *f, struct kh_mm *dst, struct kh_mm *src, int level,
 	   unsigned long page, unsigned long nr)
 {
 	struct folio *folio = kh_f(f);
@@ -272,7 +280,7 @@ int kh_dup(struct kh_folio *f, struct kh_mm *dst, struct kh_mm *src, int level,
 
 /* ---- hugetlb: mm/hugetlb.c's callers of the hugetlb rmap functions ---- */
 
-int kh_hugetlb_add(struct kh_folio *f, struct kh_mm *mm, bool new_anon, bool exclusive)
+KH_ABI int kh_hugetlb_add(struct kh_folio *f, struct kh_mm *mm, bool new_anon, bool exclusive)
 {
 	struct folio *folio = kh_f(f);
 
@@ -287,7 +295,7 @@ int kh_hugetlb_add(struct kh_folio *f, struct kh_mm *mm, bool new_anon, bool exc
 	return 0;
 }
 
-int kh_hugetlb_remove(struct kh_folio *f, struct kh_mm *mm)
+KH_ABI int kh_hugetlb_remove(struct kh_folio *f, struct kh_mm *mm)
 {
 	struct folio *folio = kh_f(f);
 
@@ -296,7 +304,7 @@ int kh_hugetlb_remove(struct kh_folio *f, struct kh_mm *mm)
 	return 0;
 }
 
-int kh_hugetlb_dup(struct kh_folio *f, struct kh_mm *dst, struct kh_mm *src)
+KH_ABI int kh_hugetlb_dup(struct kh_folio *f, struct kh_mm *dst, struct kh_mm *src)
 {
 	struct folio *folio = kh_f(f);
 	int ret = 0;
@@ -315,11 +323,14 @@ int kh_hugetlb_dup(struct kh_folio *f, struct kh_mm *dst, struct kh_mm *src)
 
 /* ---- pins: mm/gup.c try_grab_folio(FOLL_PIN), unpin_user_page() ---------- */
 
-int kh_pin(struct kh_folio *f, struct kh_mm *mm, unsigned int n)
+KH_ABI int kh_pin(struct kh_folio *f, struct kh_mm *mm, unsigned int n)
 {
 	struct folio *folio = kh_f(f);
 
-	if (folio_test_large(folio)) {
+	/* try_grab_folio(FOLL_PIN) (mm/gup.c): a folio without _pincount
+	 * (small, and on 32-bit in 6.12 and the prep part order 1 too)
+	 * counts each pin as GUP_PIN_COUNTING_BIAS references */
+	if (folio_has_pincount(folio)) {
 		folio_ref_add(folio, n);
 		atomic_add(n, &folio->_pincount);
 	} else {
@@ -330,11 +341,12 @@ int kh_pin(struct kh_folio *f, struct kh_mm *mm, unsigned int n)
 	return 0;
 }
 
-int kh_unpin(struct kh_folio *f, unsigned int n)
+KH_ABI int kh_unpin(struct kh_folio *f, unsigned int n)
 {
 	struct folio *folio = kh_f(f);
 
-	if (folio_test_large(folio)) {
+	/* gup_put_folio() */
+	if (folio_has_pincount(folio)) {
 		atomic_sub(n, &folio->_pincount);
 		folio_ref_sub(folio, n);
 	} else {
@@ -343,7 +355,7 @@ int kh_unpin(struct kh_folio *f, unsigned int n)
 	return 0;
 }
 
-int kh_set_anon_exclusive(struct kh_folio *f, unsigned long page, bool set)
+KH_ABI int kh_set_anon_exclusive(struct kh_folio *f, unsigned long page, bool set)
 {
 	struct page *p = folio_page(kh_f(f), page);
 
@@ -354,7 +366,7 @@ int kh_set_anon_exclusive(struct kh_folio *f, unsigned long page, bool set)
 	return 0;
 }
 
-void kh_set_detect(bool on)
+KH_ABI void kh_set_detect(bool on)
 {
 #ifdef KH_DETECT
 	WRITE_ONCE(thp_detect_partially_mapped, on);
@@ -363,7 +375,7 @@ void kh_set_detect(bool on)
 
 /* ---- readers --------------------------------------------------------- */
 
-int kh_folio_state(struct kh_folio *f, struct kh_folio_state *st)
+KH_ABI int kh_folio_state(struct kh_folio *f, struct kh_folio_state *st)
 {
 	struct folio *folio = kh_f(f);
 	const bool large = folio_test_large(folio);
@@ -404,13 +416,12 @@ int kh_folio_state(struct kh_folio *f, struct kh_folio_state *st)
 			       folio_test_partially_mapped(folio);
 	st->deferred = large && folio_order(folio) > 1 &&
 		       !list_empty(&folio->_deferred_list);
-	st->pincount = large ? atomic_read(&folio->_pincount) :
-			       folio_ref_count(folio) / GUP_PIN_COUNTING_BIAS;
+	st->pincount = folio_has_pincount(folio) ? atomic_read(&folio->_pincount) : -1;
 	st->refcount = folio_ref_count(folio);
 	return 0;
 }
 
-int kh_page_state(struct kh_folio *f, unsigned long i, struct kh_page_state *st)
+KH_ABI int kh_page_state(struct kh_folio *f, unsigned long i, struct kh_page_state *st)
 {
 	struct folio *folio = kh_f(f);
 	struct page *page = folio_page(folio, i);
@@ -430,7 +441,7 @@ int kh_page_state(struct kh_folio *f, unsigned long i, struct kh_page_state *st)
 	return 0;
 }
 
-void kh_stats(struct kh_stats *out)
+KH_ABI void kh_stats(struct kh_stats *out)
 {
 	static const enum node_stat_item items[KH_NR_STATS] = {
 		NR_ANON_MAPPED, NR_FILE_MAPPED, NR_ANON_THPS,

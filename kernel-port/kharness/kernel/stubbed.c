@@ -16,8 +16,16 @@ DEFINE_PER_CPU(struct mthp_stat, mthp_stats);
 DEFINE_PER_CPU(struct vm_event_state, vm_event_states);
 
 struct mm_struct init_mm;
+#ifdef CONFIG_NUMA
 struct pglist_data *node_data[MAX_NUMNODES];
+#else
+struct pglist_data contig_page_data;	/* mm/memblock.c */
+#endif
+#ifdef CONFIG_SPARSEMEM
 struct mem_section **mem_section;
+#else
+struct page *mem_map;			/* FLATMEM (i386): mm/memory.c */
+#endif
 unsigned int nr_cpu_ids = 1;
 struct cpuinfo_x86 boot_cpu_data;
 unsigned long zero_pfn = ~0UL;		/* no pfn of the harness */

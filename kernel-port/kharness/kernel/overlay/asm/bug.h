@@ -16,8 +16,7 @@
 #include <linux/instrumentation.h>
 #include <linux/objtool.h>
 
-void kh_kernel_bug(const char *file, int line) __attribute__((__noreturn__));
-void kh_kernel_warn(const char *file, int line, unsigned int flags);
+#include "kh_api.h"	/* kh_kernel_bug(), kh_kernel_warn() */
 
 #define HAVE_ARCH_BUG
 #define BUG() kh_kernel_bug(__FILE__, __LINE__)
