@@ -1,7 +1,7 @@
 #!/bin/bash
 # ctest kharness-TREE: the rmap scenarios on one tree's own mm/rmap.c
 # (kernel-port/kharness, docs/kharness.md), the model beside it.
-#   run-kharness.sh TREE LIBFOLIOSIM.a INCLUDE-DIR OUT-DIR [--sanitize KIND] [--arch i386]
+#   run-kharness.sh TREE LIBFOLIOSIM.a INCLUDE-DIR OUT-DIR [--sanitize address|thread] [--arch i386]
 # Builds (or finds cached) the tree's harness with build-kharness, runs
 # kh-run on every tests/scenarios/rmap-*.scn (not under --sanitize
 # address, where the rest runs with every folio's struct pages fenced by
@@ -26,6 +26,15 @@ fi
 	--out "$out" "$@"
 case " $* " in *" i386 "*) tree=$tree-i386 ;; esac	# build-kharness's directory for it
 case " $* " in
+*" thread "*)	# ThreadSanitizer, x86's atomics, bitops and barriers as __atomic
+		# builtins (kernel/overlay-tsan/): the concurrent stress alone,
+		# 2 and 4 threads; a report fails (the suppressions say why each
+		# word they name is shared)
+	export TSAN_OPTIONS="halt_on_error=1 exitcode=66 suppressions=$top/kernel-port/kharness/tsan.supp"
+	for threads in 2 4; do
+		"$out/$tree/kh-stress" --threads "$threads" --rounds 200 --ops 1024
+	done
+	exit 0 ;;
 *" address "*)	# ASan+UBSan: the fuzz corpus; the scenarios (20 million calls
 		# in rmap-perf.scn alone) run in the default build
 	mutations=${KH_FUZZ_MUTATIONS:-500} ;;

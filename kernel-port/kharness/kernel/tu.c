@@ -17,7 +17,10 @@
  *   customised_*.c    written for the harness: the memory map and folio
  *                     allocator, the statistics recorder, locks without a
  *                     scheduler, and kapi.c, the plain-C interface of
- *                     include/kh_api.h.
+ *                     include/kh_api.h;
+ *   overlay/, overlay-tsan/  headers found before the tree's: BUG()/WARN()
+ *                     calling the harness; under ThreadSanitizer, x86's
+ *                     atomics, bitops and barriers as __atomic builtins.
  *
  * The tree's parts arrive as -DKH_PREP (the prep part: MM owner slots,
  * PUD rmap, enum pgtable_level), -DKH_RFC (the 13 patches), -DKH_FIXES and
@@ -36,3 +39,6 @@
 #include "stubbed.c"
 #include "customised_mem.c"
 #include "kapi.c"
+#ifdef KH_TSAN
+#include "customised_tsan.c"
+#endif
