@@ -125,10 +125,12 @@ if ((sanitizers)); then
 fi
 if ((kernel)); then
 	# The kernels' own mm/rmap.c in userspace, each tree beside the
-	# model (docs/kharness.md); under ASan+UBSan too.
-	run_suite kharness default -L '^kharness$'
+	# model (docs/kharness.md); under ASan+UBSan too.  Two tests at once:
+	# each is one thread, and the kernel build ahead waits for the first
+	# kernel test's boot meanwhile, leaving the cores to these.
+	run_suite kharness default -L '^kharness$' -j"$(nproc)"
 	if ((sanitizers)); then
-		run_suite kharness-asan+ubsan asan -L '^kharness$'
+		run_suite kharness-asan+ubsan asan -L '^kharness$' -j"$(nproc)"
 	fi
 fi
 if kernel_tests; then

@@ -30,37 +30,33 @@ static int compare_pages(const struct fsim_folio *mf, struct kh_folio *kf,
 {
 	const unsigned long nr_pages = fsim_folio_nr_pages(mf);
 	unsigned long i;
+	size_t v;
 
 	for (i = first; i < first + nr && i < nr_pages; i++) {
 		struct fsim_page_info mp;
 		struct kh_page_state kp;
-		char what[64];
 
 		if (fsim_folio_page_info(mf, i, &mp) || kh_page_state(kf, i, &kp)) {
 			snprintf(why, len, "page %lu: cannot read it", i);
 			return -1;
 		}
-		if (mp.precise_mapcount >= 0 && kp.mapcount >= 0 &&
-		    mp.precise_mapcount != kp.mapcount) {
-			snprintf(what, sizeof(what), "page %lu mapcount", i);
-			DIFFER(what, mp.precise_mapcount, kp.mapcount);
-		}
-		if (mp.anon_exclusive != kp.anon_exclusive) {
-			snprintf(what, sizeof(what), "page %lu anon_exclusive", i);
-			DIFFER(what, mp.anon_exclusive, kp.anon_exclusive);
-		}
-		if (mp.kpagecount != kp.kpagecount) {
-			snprintf(what, sizeof(what), "page %lu kpagecount", i);
-			DIFFER(what, mp.kpagecount, kp.kpagecount);
-		}
-		if (mp.pagemap_exclusive != kp.pagemap_exclusive) {
-			snprintf(what, sizeof(what), "page %lu pagemap exclusive", i);
-			DIFFER(what, mp.pagemap_exclusive, kp.pagemap_exclusive);
-		}
-		if (mp.numa_mapmax != kp.mapmax) {
-			snprintf(what, sizeof(what), "page %lu numa mapcount", i);
-			DIFFER(what, mp.numa_mapmax, kp.mapmax);
-		}
+		/* each value of the page, in both; a precise mapcount only
+		 * where both keep one (-1: none) */
+		const struct { const char *what; int64_t m, k; bool both; } vals[] = {
+			{ "mapcount", mp.precise_mapcount, kp.mapcount,
+			  mp.precise_mapcount >= 0 && kp.mapcount >= 0 },
+			{ "anon_exclusive", mp.anon_exclusive, kp.anon_exclusive, true },
+			{ "kpagecount", (int64_t)mp.kpagecount, (int64_t)kp.kpagecount, true },
+			{ "pagemap exclusive", mp.pagemap_exclusive, kp.pagemap_exclusive, true },
+			{ "numa mapcount", (int64_t)mp.numa_mapmax, (int64_t)kp.mapmax, true },
+		};
+
+		for (v = 0; v < sizeof(vals) / sizeof(vals[0]); v++)
+			if (vals[v].both && vals[v].m != vals[v].k) {
+				snprintf(why, len, "page %lu %s: model %" PRId64 ", kernel %" PRId64,
+					 i, vals[v].what, vals[v].m, vals[v].k);
+				return -1;
+			}
 	}
 	return 0;
 }

@@ -122,24 +122,31 @@ KH_ABI void kh_kernel_unreachable(const char *symbol)
 	abort();
 }
 
-/* lib/vsprintf.c's formats the kernel half uses are plain printf ones. */
-int __warn_printk(const char *fmt, ...)
+/* One printk line to the report of the next WARN or BUG (lib/vsprintf.c's
+ * formats the kernel half uses are plain printf ones). */
+static int kh_vprintk(const char *fmt, va_list ap)
 {
 	char buf[512];
-	va_list ap;
-	int n;
+	int n = vsnprintf(buf, sizeof(buf), fmt, ap);
 
-	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
 	buf[strcspn(buf, "\n")] = '\0';
 	kh_kernel_print(buf);
 	return n;
 }
 
+int __warn_printk(const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = kh_vprintk(fmt, ap);
+	va_end(ap);
+	return n;
+}
+
 int _printk(const char *fmt, ...)
 {
-	char buf[512];
 	va_list ap;
 	int n;
 
@@ -147,10 +154,8 @@ int _printk(const char *fmt, ...)
 	if (fmt[0] == '\001' && fmt[1])
 		fmt += 2;
 	va_start(ap, fmt);
-	n = vsnprintf(buf, sizeof(buf), fmt, ap);
+	n = kh_vprintk(fmt, ap);
 	va_end(ap);
-	buf[strcspn(buf, "\n")] = '\0';
-	kh_kernel_print(buf);
 	return n;
 }
 

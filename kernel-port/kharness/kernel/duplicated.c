@@ -170,12 +170,13 @@ static void kh_unqueue_deferred_split(struct folio *folio)
 
 /* ---- fs/proc: what /proc/kpagecount, pagemap and numa_maps read --------- */
 
-/* fs/proc/page.c kpagecount_read() (rfc/0003: kpagecount_of()) */
-static u64 kh_kpagecount(struct folio *folio, struct page *page)
+/* What the /proc readers below count for a page of a large folio: its
+ * precise mapcount where the tree keeps per-page mapcounts, else the
+ * average over the folio (prep/0020 with CONFIG_NO_PAGE_MAPCOUNT, the
+ * series). */
+static unsigned long kh_page_mapcount_or_average(struct folio *folio, struct page *page)
 {
 #if defined(KH_RFC)
-	if (!folio_test_large(folio))
-		return folio_mapcount(folio);
 	return folio_average_page_mapcount(folio);
 #elif defined(KH_PREP)
 	if (IS_ENABLED(CONFIG_PAGE_MAPCOUNT))
@@ -184,6 +185,17 @@ static u64 kh_kpagecount(struct folio *folio, struct page *page)
 #else
 	return folio_precise_page_mapcount(folio, page);
 #endif
+}
+
+/* fs/proc/page.c kpagecount_read() (rfc/0003: kpagecount_of(), which
+ * counts a small folio by its mapcount) */
+static u64 kh_kpagecount(struct folio *folio, struct page *page)
+{
+#if defined(KH_RFC)
+	if (!folio_test_large(folio))
+		return folio_mapcount(folio);
+#endif
+	return kh_page_mapcount_or_average(folio, page);
 }
 
 /* fs/proc/task_mmu.c pte_to_pagemap_entry(), pagemap_pmd_range(): bit 56
@@ -211,13 +223,5 @@ static bool kh_pagemap_exclusive(struct folio *folio, struct page *page)
 /* fs/proc/task_mmu.c gather_stats(): the count mapmax takes the max of */
 static unsigned long kh_numa_mapcount(struct folio *folio, struct page *page)
 {
-#if defined(KH_RFC)
-	return folio_average_page_mapcount(folio);
-#elif defined(KH_PREP)
-	if (IS_ENABLED(CONFIG_PAGE_MAPCOUNT))
-		return folio_precise_page_mapcount(folio, page);
-	return folio_average_page_mapcount(folio);
-#else
-	return folio_precise_page_mapcount(folio, page);
-#endif
+	return kh_page_mapcount_or_average(folio, page);
 }
