@@ -14,7 +14,7 @@
 #    "rfc_vs_legacy":..,"rfc_vs_base":..,"rounds":N}
 # (ratios: the series' cost over 6.12's and over its base tree's; below 1
 # the series is faster), then a table.  --plot-data writes nr and the
-# three medians of the anon-pte-o9-nrN cells, for docs/gen-kharness-plot.sh.
+# three medians of the anon-pte-o9-nrN cells, for docs/gen-pair-nr-plot.sh kharness.
 set -euo pipefail
 [ $# -ge 1 ] || { echo "usage: bench_kharness.sh BIN-DIR [--rounds N] [--reps N] [--plot-data FILE]" >&2; exit 2; }
 bin=$1

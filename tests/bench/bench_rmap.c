@@ -12,7 +12,7 @@
  * enough pairs to take about 20 ms (2 ms with --quick).  Prints one line
  * and one JSON line per figure (bench.h); --plot-data writes "nr legacy
  * rfc" (median ns per PTE pair on an order-9 anon folio) for
- * docs/gen-perf-plot.sh.  Exit 0 when every figure was measured, 1 when a
+ * docs/gen-pair-nr-plot.sh model.  Exit 0 when every figure was measured, 1 when a
  * call of the library failed (a benchmark never judges a figure).
  */
 #define _POSIX_C_SOURCE 200809L
