@@ -363,6 +363,20 @@ prepare_pristine() {
     TREE_ID="$tid"
 }
 
+# tree_is_prepared: does the tree prepare_tree would make exist already?
+# Reads only the stamps prepare_pristine and prepare_tree write last (the
+# patched tree after its atomic mv), so it needs no lock: a script that
+# only reads a ready tree can skip the build root's lock (build-kharness).
+tree_is_prepared() {
+    local base
+    [ -f "$KSRC_TARBALL" ] || return 1
+    ensure_kernel_source   # (installs nothing: the tarball is there)
+    base="$KBUILD_ROOT/src/$(tree_id)"
+    [ -f "$base/pristine/.foliosim-unpacked" ] || return 1
+    [ "$(series_entries | wc -l)" -ne 0 ] || return 0
+    [ -f "$base/patched-$(patches_hash)/.foliosim-patched" ]
+}
+
 prepare_tree() {
     prepare_pristine
     local phash base
