@@ -114,16 +114,20 @@ static bool folio_certainly_partially_mapped(const struct fsim_folio *f)
  * The detect part (detect/0001): a removal that leaves an anon folio
  * mapped and maybe mapped shared, not certainly partially mapped, queues
  * it unflagged as a candidate for deferred_split_scan() to walk
- * (detect.c).  Here rather than in detect.c so that the back end calls
- * nothing above it.
+ * (detect.c) -- unless only PMDs map it, every mapping mapping every page
+ * (deferred_split_candidate()).  Here rather than in detect.c so that the
+ * back end calls nothing above it.
  */
 static void detect_queue_candidate(struct fsim_folio *f)
 {
-	if (!detect_eligible(f) || atomic_load(&f->partially_mapped) ||
-	    !atomic_long_read(&f->total_mapped_pages))
+	const uint64_t total = atomic_long_read(&f->total_mapped_pages);
+
+	if (!detect_eligible(f) || atomic_load(&f->partially_mapped) || !total)
 		return;
 	/* folio_maybe_mapped_shared() of a large folio */
 	if (folio_mapcount(f) <= 1 || !mm_ids_maybe_mapped_shared(f))
+		return;
+	if (total == (uint64_t)folio_mapcount(f) << f->order)
 		return;
 	deferred_split_candidate(f);
 }
