@@ -17,7 +17,7 @@
 #include "internal.h"
 
 /*
- * folio_walk_mapped_pages() of the detect part: the number of pages some
+ * folio_rmap_mapped_pages() of the detect part: the number of pages some
  * page table maps, counted by rmap_walk() over every VMA.  The model reads
  * that set from the oracle, which mirrors the page tables exactly (and is
  * itself checked against the counters after every call).

@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -220,6 +221,28 @@ static int check_after(struct kh_scn *scn, unsigned int line, struct kh_name *su
 	return 0;
 }
 
+/*
+ * Whether the kernel's EOVERFLOW for a call the model takes is fixes/0003's
+ * headroom (folio_mappings_would_overflow() refuses FOLIO_MAPPINGS_HEADROOM
+ * below INT_MAX and ULONG_MAX, and counts the refcount; the model refuses
+ * at the limits): the folio's refcount, mapcount or total mapped pages,
+ * plus the call's nr, reach into the headroom.
+ */
+static bool in_overflow_headroom(struct kh_folio *kf, const struct fsim_stmt_op *op)
+{
+	const unsigned long room = kh_tree()->overflow_headroom;
+	const u64 int_limit = (u64)INT_MAX - room;
+	const u64 total_limit = (kh_tree()->bits == 32 ? (u64)UINT_MAX : UINT64_MAX) - room;
+	struct kh_folio_state st;
+
+	if (!room || kh_folio_state(kf, &st))
+		return false;
+	return (u64)st.refcount + op->nr > int_limit ||
+	       (u64)st.mapcount + op->nr > int_limit ||
+	       (st.total_mapped_pages >= 0 &&
+		(u64)st.total_mapped_pages > total_limit - op->nr);
+}
+
 /* An rmap statement, repeat times; @silent_ok: it says kernel=silent. */
 static int run_rmap(struct kh_scn *scn, const struct fsim_stmt_op *op, bool silent_ok)
 {
@@ -297,6 +320,10 @@ static int run_rmap(struct kh_scn *scn, const struct fsim_stmt_op *op, bool sile
 		if (kerr == -EOPNOTSUPP)
 			return scn_result(scn, FSIM_SKIP, op->line, "a call this tree has no "
 					  "function for");
+		if (kerr == -EOVERFLOW && in_overflow_headroom(c.subject->kf, op))
+			return scn_result(scn, FSIM_SKIP, op->line, "fixes/0003 refuses mappings "
+					  "within its headroom of the limits, the model at "
+					  "the limits");
 		if (kerr)
 			return scn_result(scn, FSIM_FAIL, op->line, "the model accepts the call, "
 					  "the kernel code refuses it with %s", fsim_errname(kerr));

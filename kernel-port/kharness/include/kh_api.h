@@ -60,6 +60,8 @@ struct kh_tree_info {
 	unsigned int pmd_order;		/* HPAGE_PMD_ORDER */
 	unsigned int pud_order;		/* HPAGE_PUD_ORDER */
 	unsigned int max_order;		/* the largest folio kh_folio_alloc() makes */
+	unsigned long overflow_headroom; /* fixes/0003's FOLIO_MAPPINGS_HEADROOM;
+					  * 0: the tree has no such refusal */
 };
 
 struct kh_folio;	/* a struct folio of the tree, with its struct pages */

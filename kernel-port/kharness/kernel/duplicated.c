@@ -91,9 +91,11 @@ bool __folio_unqueue_deferred_split(struct folio *folio)
 /*
  * 6.12's deferred_split_folio(); the detect part splits it into the
  * checks (deferred_split_folio()) and the queueing (__deferred_split_folio())
- * that deferred_split_candidate() shares.
+ * that deferred_split_candidate() shares, where a candidate may find the
+ * folio flagged.  The other trees only ever pass candidate = false.
  */
-static void __deferred_split_folio(struct folio *folio, bool partially_mapped)
+static bool __deferred_split_folio(struct folio *folio, bool partially_mapped,
+				   bool candidate)
 {
 	struct deferred_split *ds_queue = get_deferred_split_queue(folio);
 	unsigned long flags;
@@ -106,7 +108,7 @@ static void __deferred_split_folio(struct folio *folio, bool partially_mapped)
 	 * swapcache here may still be a useful optimization.
 	 */
 	if (folio_test_swapcache(folio))
-		return;
+		return false;
 
 	spin_lock_irqsave(&ds_queue->split_queue_lock, flags);
 	if (partially_mapped) {
@@ -120,14 +122,17 @@ static void __deferred_split_folio(struct folio *folio, bool partially_mapped)
 		}
 	} else {
 		/* partially mapped folios cannot become non-partially mapped */
-		VM_WARN_ON_FOLIO(folio_test_partially_mapped(folio), folio);
+		VM_WARN_ON_FOLIO(!candidate && folio_test_partially_mapped(folio),
+				 folio);
 	}
 	if (list_empty(&folio->_deferred_list)) {
 		list_add_tail(&folio->_deferred_list, &ds_queue->split_queue);
 		ds_queue->split_queue_len++;
 		/* (no memcg: no set_shrinker_bit()) */
 	}
+	partially_mapped = folio_test_partially_mapped(folio);
 	spin_unlock_irqrestore(&ds_queue->split_queue_lock, flags);
+	return partially_mapped;
 }
 
 void deferred_split_folio(struct folio *folio, bool partially_mapped)
@@ -142,7 +147,7 @@ void deferred_split_folio(struct folio *folio, bool partially_mapped)
 	if (!partially_mapped && !split_underused_thp)
 		return;
 
-	__deferred_split_folio(folio, partially_mapped);
+	__deferred_split_folio(folio, partially_mapped, false);
 }
 
 #ifdef KH_DETECT
@@ -153,10 +158,25 @@ void deferred_split_candidate(struct folio *folio)
 		return;
 	if (folio_order(folio) <= 1 || folio_order(folio) > HPAGE_PMD_ORDER)
 		return;
+	/*
+	 * Only PMDs map it.  Two racy reads: a concurrent mapper can make them
+	 * disagree, which skips this removal; the next one queues the folio.
+	 */
+	if ((u64)folio_total_mapped_pages(folio) ==
+	    (u64)folio_large_mapcount(folio) << folio_order(folio))
+		return;
+	/* Pairs with the scan's smp_mb() (not in the harness: no scan). */
+	smp_mb();
 	/* Racy: __deferred_split_folio() checks again under the lock. */
 	if (data_race(!list_empty(&folio->_deferred_list)))
 		return;
-	__deferred_split_folio(folio, false);
+	deferred_split_queue_candidate(folio);
+}
+
+/* detect/0001, without its KUnit static stub (no KUnit in the harness) */
+void deferred_split_queue_candidate(struct folio *folio)
+{
+	__deferred_split_folio(folio, false, true);
 }
 #endif
 

@@ -45,6 +45,7 @@ KH_ABI int kh_init(void)
 #endif
 #ifdef KH_FIXES
 	kh_tree_info.features |= KH_HAS_DUP_REFUSAL;
+	kh_tree_info.overflow_headroom = FOLIO_MAPPINGS_HEADROOM;
 #endif
 #ifdef KH_DETECT
 	kh_tree_info.features |= KH_HAS_DETECT;

@@ -34,6 +34,13 @@ int percpu_counter_batch = 32;
 #ifdef CONFIG_PAGE_TABLE_CHECK
 DEFINE_STATIC_KEY_TRUE(page_table_check_disabled);
 #endif
+#ifdef CONFIG_KUNIT
+#include <kunit/test-bug.h>
+/* No KUnit test runs in the harness: KUNIT_STATIC_STUB_REDIRECT() (the
+ * detect part's folio_rmap_partially_mapped()) never redirects. */
+DEFINE_STATIC_KEY_FALSE(kunit_running);
+struct kunit_hooks_table kunit_hooks;
+#endif
 #ifdef CONFIG_MEMCG
 /* memcg disabled: folio_memcg() is NULL and nothing asks for it */
 struct static_key_true memory_cgrp_subsys_enabled_key = { .key = STATIC_KEY_INIT_FALSE };
