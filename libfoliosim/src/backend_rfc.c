@@ -121,13 +121,20 @@ static bool folio_certainly_partially_mapped(const struct fsim_folio *f)
 static void detect_queue_candidate(struct fsim_folio *f)
 {
 	const uint64_t total = atomic_long_read(&f->total_mapped_pages);
+	int mapcount;
 
 	if (!detect_eligible(f) || atomic_load(&f->partially_mapped) || !total)
 		return;
-	/* folio_maybe_mapped_shared() of a large folio */
-	if (folio_mapcount(f) <= 1 || !mm_ids_maybe_mapped_shared(f))
+	/*
+	 * folio_maybe_mapped_shared() of a large folio, then the PMD-only
+	 * filter of deferred_split_candidate().  The kernel reads the
+	 * mapcount in each, racily; one value for both is one of the
+	 * outcomes it can see, and the only one without a concurrent mapper.
+	 */
+	mapcount = folio_mapcount(f);
+	if (mapcount <= 1 || !mm_ids_maybe_mapped_shared(f))
 		return;
-	if (total == (uint64_t)folio_mapcount(f) << f->order)
+	if (total == (uint64_t)mapcount << f->order)
 		return;
 	deferred_split_candidate(f);
 }
