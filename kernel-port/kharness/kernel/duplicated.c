@@ -97,7 +97,7 @@ bool __folio_unqueue_deferred_split(struct folio *folio)
 static bool __deferred_split_folio(struct folio *folio, bool partially_mapped,
 				   bool candidate)
 {
-	struct deferred_split *ds_queue = get_deferred_split_queue(folio);
+	struct deferred_split *ds_queue;
 	unsigned long flags;
 
 	/*
@@ -110,7 +110,19 @@ static bool __deferred_split_folio(struct folio *folio, bool partially_mapped,
 	if (folio_test_swapcache(folio))
 		return false;
 
+again:
+	ds_queue = get_deferred_split_queue(folio);
 	spin_lock_irqsave(&ds_queue->split_queue_lock, flags);
+	/*
+	 * memcg v1 charge moving changes the memcg, and so the queue, of a
+	 * folio that a candidate, or the scan judging one, may be queueing:
+	 * under the old queue's lock (folio_split_queue_lock_unqueued()).
+	 * (One queue here, no memcg: the check never retries.)
+	 */
+	if (unlikely(ds_queue != get_deferred_split_queue(folio))) {
+		spin_unlock_irqrestore(&ds_queue->split_queue_lock, flags);
+		goto again;
+	}
 	if (partially_mapped) {
 		if (!folio_test_partially_mapped(folio)) {
 			folio_set_partially_mapped(folio);

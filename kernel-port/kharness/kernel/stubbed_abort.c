@@ -61,6 +61,10 @@ KH_UNREACHABLE(anon_vma_interval_tree_iter_next)
 KH_UNREACHABLE(anon_vma_interval_tree_remove)
 KH_UNREACHABLE(vma_interval_tree_iter_first)
 KH_UNREACHABLE(vma_interval_tree_iter_next)
+/* the detect part's walk (folio_rmap_mapped_pages()): the bitmap of a
+ * folio of more than 512 pages; the harness runs no deferred split scan */
+KH_UNREACHABLE(bitmap_zalloc)
+KH_UNREACHABLE(bitmap_free)
 /* mlock: the harness's VMAs are never VM_LOCKED */
 KH_UNREACHABLE(mlock_folio)
 KH_UNREACHABLE(munlock_folio)
