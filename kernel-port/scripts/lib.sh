@@ -282,13 +282,16 @@ expected_kunit_suites() {
 # base (the RFC's base tree, CONFIG_PAGE_MAPCOUNT=y), any config with
 # CONFIG_NO_PAGE_MAPCOUNT=y or any tree with the rfc part = rfc.
 kernel_mode() {
+    # grep -x > /dev/null, not grep -q: under pipefail, grep -q exiting at
+    # the first match can kill the writer with SIGPIPE and fail the test
+    # (seen: an i386 run took its tree for pristine 6.12, mode legacy).
     local variant="${1:-}"
     if [ -n "$variant" ] &&
        grep -q '^CONFIG_NO_PAGE_MAPCOUNT=y' "$KP_DIR/config/variants/$variant.config" 2>/dev/null; then
         echo rfc
-    elif series_applied_parts | grep -qx rfc; then
+    elif series_applied_parts | grep -x rfc > /dev/null; then
         echo rfc
-    elif series_applied_parts | grep -qx prep; then
+    elif series_applied_parts | grep -x prep > /dev/null; then
         echo base
     else
         echo legacy
