@@ -31,9 +31,9 @@ case " $* " in *" i386 "*) tree=$tree-i386 ;; esac	# build-kharness's directory 
 # a sandboxing hypervisor with CONFIG_IA32_EMULATION=y).
 case $tree in *-i386)
 	rc=0
-	"$out/$tree/kh-run" --help > /dev/null 2>&1 || rc=$?
+	why=$("$out/$tree/kh-run" --help 2>&1 > /dev/null) || rc=$?
 	if [ "$rc" = 126 ]; then	# the shell's "cannot execute"; a crash is not skipped
-		echo "SKIP: $tree built, but this host cannot execute 32-bit programs ($(bash -c "\"$out/$tree/kh-run\" --help" 2>&1 | head -1))"
+		echo "SKIP: $tree built, but this host cannot execute 32-bit programs (${why%%$'\n'*})"
 		exit 77
 	fi ;;
 esac
