@@ -83,10 +83,12 @@ run_suite() {	# name preset ctest-args...
 # ---- 3. kernels, built ahead -------------------------------------------
 # The kernel tests build five kernels (about 6 minutes each from an empty
 # build root) and boot them under TCG, which leaves most of a core idle,
-# as do the serial library suites.  prebuild-kernels builds each kernel
-# ahead of its test, at the lowest priority, so the builds fill those idle
-# cycles (docs/kernel-port.md, "Measured timings").  FOLIOSIM_PREBUILD=0:
-# the tests build their kernels themselves, one after the other.
+# as do the serial library suites.  prebuild-kernels builds the kernels
+# one after the other from the start, at the lowest priority, so the
+# builds fill those idle cycles; a compile locks only its own directory,
+# so a test whose kernel is ready never waits for it (docs/kernel-port.md,
+# "Measured timings").  FOLIOSIM_PREBUILD=0: the tests build their
+# kernels themselves, one after the other.
 kernel_tests() {
 	((kernel)) && [ -x "$top/kernel-port/scripts/run-guest" ] &&
 		grep -q "LABELS.*kernel" -r "$top/tests/kernel" 2>/dev/null
@@ -126,8 +128,7 @@ fi
 if ((kernel)); then
 	# The kernels' own mm/rmap.c in userspace, each tree beside the
 	# model (docs/kharness.md); under ASan+UBSan too.  Two tests at once:
-	# each is one thread, and the kernel build ahead waits for the first
-	# kernel test's boot meanwhile, leaving the cores to these.
+	# each is one thread, and the kernel build ahead runs at nice 19.
 	run_suite kharness default -L '^kharness$' -j"$(nproc)"
 	if ((sanitizers)); then
 		run_suite kharness-asan+ubsan asan -L '^kharness$' -j"$(nproc)"

@@ -79,10 +79,27 @@ kp_lock_build_root_later() {
     if [ "$KP_LOCK_WANTED" = 1 ]; then kp_lock_build_root; fi
 }
 
-# kp_unlock_build_root: give the lock up early (run-guest, once its builds
-# are done: QEMU only reads the images, and another script may build the
-# next kernel meanwhile, see prebuild-kernels).  Only the script that took
-# the lock releases it; the scripts it runs afterwards do not inherit it.
+# kp_lock_build_dir DIR: an exclusive flock on DIR.lock (fd 9) for the rest
+# of the script, waiting (and saying so) while another script builds into
+# DIR.  build-kernel holds it for its compile and gives the root's lock up
+# meanwhile (when it took that lock itself, not from a parent): a compile
+# takes minutes and writes only DIR, so other scripts may use the root and
+# find or build kernels of other keys beside it (prebuild-kernels builds
+# the tests' kernels ahead while the tests boot theirs).
+kp_lock_build_dir() {
+    command -v flock > /dev/null || return 0
+    mkdir -p "$(dirname "$1")"
+    exec 9> "$1.lock"
+    if ! flock -n 9; then
+        log "another kernel-port script is building into $1; waiting for it"
+        flock 9
+    fi
+}
+
+# kp_unlock_build_root: give the lock up early (build-kernel, once it holds
+# its build directory's lock, see kp_lock_build_dir).  Only the script that
+# took the lock releases it; the scripts it runs afterwards do not inherit
+# it.
 kp_unlock_build_root() {
     [ "${KP_LOCK_OWNER:-}" = "$$" ] || return 0   # inherited: the parent's to give up
     flock -u 7 2>/dev/null || true

@@ -6,11 +6,14 @@
 #  3. on SIGTERM a script stops the background children it tracks (QEMU,
 #     make); Ctrl-C (SIGINT) takes the same path, but a background job here
 #     ignores SIGINT by POSIX rules, so the test sends SIGTERM;
-#  4. kp_unlock_build_root gives the lock up (run-guest once QEMU starts);
+#  4. kp_unlock_build_root gives the lock up (build-kernel for its compile);
 #  5. a script run by a locked one cannot give its parent's lock up;
 #  6. --help does not wait for the lock;
 #  7. KP_LOCK_LATER defers the lock to kp_lock_build_root_later (build-kernel,
-#     run-guest), which takes it unless --help or KP_NO_ROOT_LOCK=1 said no.
+#     run-guest), which takes it unless --help or KP_NO_ROOT_LOCK=1 said no;
+#  8. a compile (build-kernel: its directory's lock, the root's given up)
+#     lets another script use the root at once, and holds up a script that
+#     builds into the same directory, which says so.
 set -u
 lib=$(cd "$(dirname "$0")/../../kernel-port/scripts" && pwd)/lib.sh
 root=$(mktemp -d)
@@ -66,7 +69,7 @@ if [ -n "$state" ] && [ "${state#Z}" = "$state" ]; then
 	kill "$child"
 fi
 
-# 4. kp_unlock_build_root (run-guest, when QEMU starts) lets another
+# 4. kp_unlock_build_root (build-kernel, for its compile) lets another
 #    script in while the first goes on
 hold "$root/unlocked" ". '$lib'; kp_unlock_build_root; touch '$root/unlocked'; sleep 3"
 timed timeout 10 bash -c ". '$lib'; echo after-unlock" > "$root/unlock.out" 2>&1
@@ -109,6 +112,21 @@ for case in "x --help" "KP_NO_ROOT_LOCK=1"; do
 	rm -f "$root/held7b"
 done
 set --
+
+# 8. build-kernel's compile: the directory's lock held, the root's given up
+hold "$root/compiling" ". '$lib'; kp_lock_build_dir '$root/build/kernel-x'; kp_unlock_build_root; touch '$root/compiling'; sleep 3"
+[ -e "$root/compiling" ] || fail "kp_lock_build_dir: the compiling script did not start"
+timed timeout 10 bash -c ". '$lib'; echo root-ran" > "$root/other.out" 2>&1
+grep -q root-ran "$root/other.out" || fail "a script did not run beside a compile"
+[ "$waited" -le 1 ] || fail "a script waited ${waited}s for the root while another compiled"
+timed timeout 10 bash -c ". '$lib'; kp_lock_build_dir '$root/build/kernel-y'; echo other-key" > "$root/other.out" 2>&1
+[ "$waited" -le 1 ] || fail "a build of another key waited ${waited}s for a compile"
+timed timeout 10 bash -c ". '$lib'; kp_lock_build_dir '$root/build/kernel-x'; echo same-key" > "$root/same.out" 2>&1
+grep -q same-key "$root/same.out" || fail "a build of the same key did not go on after the compile"
+grep -q "building into $root/build/kernel-x; waiting" "$root/same.out" ||
+	fail "a build of the same key did not say it waits"
+kill -0 "$first" 2> /dev/null && fail "a build of the same key did not wait for the compile"
+wait "$first"
 
 [ "$failures" = 0 ] || exit 1
 echo "kernel-scripts-locking: ok"
