@@ -24,7 +24,8 @@ static int run(enum fsim_mode mode)
 		err = fsim_folio_create(ctx, 9, FSIM_KIND_ANON, &folio);
 	if (!err)	/* do_huge_pmd_anonymous_page(): one PMD */
 		err = fsim_folio_add_new_anon_rmap(folio, mm, true);
-	if (!err && mode == FSIM_MODE_RFC)	/* a second PMD: only after the RFC */
+	/* a second PMD: only after the RFC (13/13) */
+	if (!err && fsim_mode_has(mode, FSIM_HAS_ARBITRARY_MAPPINGS))
 		err = fsim_folio_add_anon_rmap(folio, mm, FSIM_LEVEL_PMD, 0, 512, false);
 	if (!err)
 		err = fsim_folio_add_anon_rmap(folio, mm, FSIM_LEVEL_PTE, 3, 1, false);

@@ -1793,7 +1793,7 @@ static int run_scenario(struct scenario_run *s)
 			break;
 		case FSIM_OP_PART:
 			/* 6.12 and the base tree run such a scenario as it is */
-			if (s->mode != FSIM_MODE_RFC)
+			if (!fsim_mode_has(s->mode, FSIM_HAS_DETECT_PART))
 				break;
 			if (!s->kernel_detect)
 				ok = fail(s, FSIM_SKIP, "part detect: this kernel "

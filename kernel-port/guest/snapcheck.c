@@ -151,8 +151,8 @@ void snapcheck_step(enum fsim_mode mode, const char *where,
 		totals.errors++;
 		goto out;
 	}
-	/* the model's mode says whether kpagecount is per page */
-	st.kpagecount_precise = mode != FSIM_MODE_RFC;
+	/* the model's kernel says whether kpagecount is per page */
+	st.kpagecount_precise = fsim_mode_has(mode, FSIM_HAS_PRECISE_KPAGECOUNT);
 	for (i = 0; i < nprocs; i++) {
 		/* the scenario's regions only: not the workers' program and libc */
 		snap_reader_only(r, procs[i].start, procs[i].end, procs[i].nregions);
@@ -167,8 +167,9 @@ void snapcheck_step(enum fsim_mode mode, const char *where,
 		totals.errors++;
 		goto out;
 	}
-	/* on a kernel of another mode, what the series would show */
-	if (cross && mode != FSIM_MODE_RFC &&
+	/* on a kernel that still has the per-page mapcount, what the series
+	 * (which has none) would show */
+	if (cross && fsim_mode_has(mode, FSIM_HAS_PAGE_MAPCOUNT) &&
 	    (!(rfc = calloc(fsim_snapshot_regions(snap) + 1, sizeof(*rfc))) ||
 	     fsim_snapshot_predict(snap, FSIM_MODE_RFC, rfc, NULL))) {
 		totals.errors++;

@@ -68,6 +68,12 @@ struct fsim_backend {
 	int (*precise_page_mapcount)(const struct fsim_folio *f,
 				     unsigned long page);
 	bool has_mm_slots;		/* _mm_ids and _mm_id_mapcount[2] */
+	/* kpagecount_of()/pagemap read per page (not the folio average) */
+	bool precise_kpagecount;
+	/* 13/13: any mix of PTE, PMD and PUD mappings of one folio */
+	bool arbitrary_mappings;
+	/* kernel-port's detect part applies on top of this kernel */
+	bool detect_part;
 	/* hugetlb mappings count in _entire_mapcount (until 11/13) */
 	bool hugetlb_entire_mapcount;
 

@@ -83,6 +83,9 @@ const struct fsim_backend fsim_backend_base = {
 	.nr_pages_mapped = pm_nr_pages_mapped,
 	.precise_page_mapcount = pm_precise_page_mapcount,
 	.has_mm_slots = true,
+	.precise_kpagecount = true,
+	.arbitrary_mappings = false,
+	.detect_part = false,
 	.hugetlb_entire_mapcount = true,
 	/* fs/proc with CONFIG_PAGE_MAPCOUNT: the 6.12 readers */
 	.kpagecount = pm_kpagecount,

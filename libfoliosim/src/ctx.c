@@ -310,6 +310,47 @@ const char *fsim_mode_label(enum fsim_mode mode)
 	return (unsigned int)mode < FSIM_NR_MODES ? backends[mode]->label : "?";
 }
 
+/* The kernel facts callers may ask about, read off each back end's table:
+ * the one place outside the back ends that knows which kernel has what. */
+bool fsim_mode_has(enum fsim_mode mode, enum fsim_feature feature)
+{
+	const struct fsim_backend *b = backend_of(mode);
+
+	if (!b)
+		return false;
+	switch (feature) {
+	case FSIM_HAS_PAGE_MAPCOUNT:
+		return b->precise_page_mapcount != NULL;
+	case FSIM_HAS_MM_SLOTS:
+		return b->has_mm_slots;
+	case FSIM_HAS_PRECISE_KPAGECOUNT:
+		return b->precise_kpagecount;
+	case FSIM_HAS_ARBITRARY_MAPPINGS:
+		return b->arbitrary_mappings;
+	case FSIM_HAS_DETECT_PART:
+		return b->detect_part;
+	case FSIM_HAS_COW_REUSE_LARGE_ANON:
+		return b->cow_reuses_large_anon;
+	case FSIM_NR_FEATURES:
+		break;
+	}
+	return false;
+}
+
+const char *fsim_feature_name(enum fsim_feature feature)
+{
+	static const char *const names[FSIM_NR_FEATURES] = {
+		[FSIM_HAS_PAGE_MAPCOUNT] = "page-mapcount",
+		[FSIM_HAS_MM_SLOTS] = "mm-slots",
+		[FSIM_HAS_PRECISE_KPAGECOUNT] = "precise-kpagecount",
+		[FSIM_HAS_ARBITRARY_MAPPINGS] = "arbitrary-mappings",
+		[FSIM_HAS_DETECT_PART] = "detect-part",
+		[FSIM_HAS_COW_REUSE_LARGE_ANON] = "cow-reuse-large-anon",
+	};
+
+	return (unsigned int)feature < FSIM_NR_FEATURES ? names[feature] : "?";
+}
+
 int fsim_mode_from_name(const char *name, enum fsim_mode *out)
 {
 	unsigned int m;

@@ -62,7 +62,7 @@ int fsim_ctx_set_detect(struct fsim_ctx *ctx, bool on)
 		return -EINVAL;
 	/* The part is a patch on the series; 6.12 and the base tree detect
 	 * every partial mapping on the removal path already. */
-	if (on && ctx->mode != FSIM_MODE_RFC)
+	if (on && !ctx->ops->detect_part)
 		return -EOPNOTSUPP;
 	ctx->part_detect = on;
 	return 0;

@@ -308,6 +308,11 @@ bool folio_has_pincount(const struct fsim_folio *f)
 	       !folio_ops(f)->no_pincount_order1_32bit;
 }
 
+bool fsim_folio_has_pincount(const struct fsim_folio *f)
+{
+	return f && folio_has_pincount(f);
+}
+
 /* folio_maybe_dma_pinned() */
 bool fsim_folio_maybe_dma_pinned(const struct fsim_folio *f)
 {

@@ -19,6 +19,7 @@
 #define FOLIO_PAGES_MAPPED	(ENTIRELY_MAPPED - 1)
 /* include/linux/mm.h */
 #define GUP_PIN_COUNTING_BIAS	(1U << 10)
+_Static_assert(GUP_PIN_COUNTING_BIAS == FSIM_GUP_PIN_COUNTING_BIAS, "the public copy");
 #define MM_ID_DUMMY		0u
 #define MM_ID_MIN		1u
 

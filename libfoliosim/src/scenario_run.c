@@ -358,7 +358,7 @@ bool run_statement(struct run *r, const struct stmt *st)
 	case ST_PART:
 		/* The part is a patch on the series: 6.12 and the base tree
 		 * run the scenario as they are. */
-		if (fsim_ctx_mode(r->ctx) == FSIM_MODE_RFC) {
+		if (fsim_mode_has(fsim_ctx_mode(r->ctx), FSIM_HAS_DETECT_PART)) {
 			int err = fsim_ctx_set_detect(r->ctx, true);
 
 			if (err)

@@ -404,7 +404,7 @@ static int replay_one(struct replay *rp, size_t k)
 	rp->notes->folios_shared_elsewhere += elsewhere;
 	rp->notes->folios_history_dependent += history;
 	map_folio(rp, sf, f, one_mm, first_pmd, elsewhere);
-	account_folio(rp, f, history && fsim_ctx_mode(rp->ctx) != FSIM_MODE_LEGACY);
+	account_folio(rp, f, history && fsim_mode_has(fsim_ctx_mode(rp->ctx), FSIM_HAS_MM_SLOTS));
 	folio_discard(f);
 	return 0;
 }

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * fuzz_differential: one random operation sequence run in an rfc context
- * and in a legacy context, restricted to what 6.12 can express (PTE
+ * and in a context of a kernel with per-page mapcounts (6.12 or the base
+ * tree, chosen by the input; "legacy" below is either), restricted to
+ * what 6.12 can express (PTE
  * batches anywhere, a PMD only as the whole of a PMD-sized folio, no PUD,
  * new-anon only up to the PMD order).  After every step:
  *
@@ -34,7 +36,7 @@
 
 #define FZ_SHADOW 32
 
-enum { L = 0, R = 1 };	/* index of the legacy and the rfc context */
+enum { L = 0, R = 1 };	/* index of the per-page (legacy or base) and the rfc context */
 
 struct fz_mapping {
 	unsigned int mm;
@@ -75,8 +77,9 @@ static void mismatch(struct fz_state *st, const char *what, uint64_t l, uint64_t
 {
 	char msg[240];
 
-	snprintf(msg, sizeof(msg), "step %lu (%s): %s: legacy %" PRIu64 ", rfc %" PRIu64,
-		 st->step, st->op, what, l, r);
+	snprintf(msg, sizeof(msg), "step %lu (%s): %s: %s %" PRIu64 ", %s %" PRIu64,
+		 st->step, st->op, what, fsim_mode_name(fsim_ctx_mode(st->ctx[L])), l,
+		 fsim_mode_name(fsim_ctx_mode(st->ctx[R])), r);
 	fz_die("differential", msg);
 }
 
@@ -178,6 +181,17 @@ static void compare_uniform(struct fz_state *st, struct fsim_folio *const f[2],
 		     fsim_pagemap_exclusive(f[L], 0), fsim_pagemap_exclusive(f[R], 0));
 }
 
+/* The references that are not pins: where a folio keeps no _pincount
+ * (an order-1 folio on 32-bit in the base tree, not in 6.12 or rfc) each
+ * pin is GUP_PIN_COUNTING_BIAS references. */
+static uint64_t refs_but_pins(const struct fsim_folio *f)
+{
+	const uint64_t pins = (uint64_t)fsim_folio_pincount(f);
+
+	return (uint64_t)fsim_folio_refcount(f) -
+	       pins * (fsim_folio_has_pincount(f) ? 1 : FSIM_GUP_PIN_COUNTING_BIAS);
+}
+
 /* Returns whether the folio is unmapped or has every page mapped. */
 static bool compare_pair(struct fz_state *st, struct fz_pair *p)
 {
@@ -188,8 +202,7 @@ static bool compare_pair(struct fz_state *st, struct fz_pair *p)
 	     (uint64_t)fsim_folio_mapcount(f[R]));
 	same(st, "total_mapped_pages", fsim_folio_total_mapped_pages(f[L]),
 	     fsim_folio_total_mapped_pages(f[R]));
-	same(st, "refcount", (uint64_t)fsim_folio_refcount(f[L]),
-	     (uint64_t)fsim_folio_refcount(f[R]));
+	same(st, "refcount less pins", refs_but_pins(f[L]), refs_but_pins(f[R]));
 	same(st, "pincount", (uint64_t)fsim_folio_pincount(f[L]),
 	     (uint64_t)fsim_folio_pincount(f[R]));
 	same(st, "oracle entries", fsim_oracle_entries(f[L]), fsim_oracle_entries(f[R]));
@@ -291,8 +304,9 @@ static int call_both(struct fz_state *st, const struct fz_call *c, const char *o
 	if (err[L] != err[R]) {
 		char msg[200];
 
-		snprintf(msg, sizeof(msg), "step %lu %s: legacy %s, rfc %s", st->step, op,
-			 fsim_errname(err[L]), fsim_errname(err[R]));
+		snprintf(msg, sizeof(msg), "step %lu %s: %s %s, %s %s", st->step, op,
+			 fsim_mode_name(fsim_ctx_mode(st->ctx[L])), fsim_errname(err[L]),
+			 fsim_mode_name(fsim_ctx_mode(st->ctx[R])), fsim_errname(err[R]));
 		fz_die("differential refusal", msg);
 	}
 	counters.refused += err[L] != 0;
@@ -500,19 +514,34 @@ static void run_op(struct fz_state *st)
 	}
 }
 
+/* The @n-th mode (wrapping) that has per-page mapcounts if @per_page,
+ * else the n-th that has none. */
+static enum fsim_mode mode_with(bool per_page, unsigned int n)
+{
+	enum fsim_mode found[FSIM_NR_MODES];
+	unsigned int i, k = 0;
+
+	for (i = 0; i < FSIM_NR_MODES; i++)
+		if (fsim_mode_has(fsim_mode_at(i), FSIM_HAS_PAGE_MAPCOUNT) == per_page)
+			found[k++] = fsim_mode_at(i);
+	return k ? found[n % k] : FSIM_NR_MODES;
+}
+
 static int setup(struct fz_state *st)
 {
 	struct fsim_arch arch = FSIM_ARCH_X86_64;
 	unsigned int i, n;
+	/* 6.12 or the base tree: both count every page's mappings */
+	const enum fsim_mode per_page = mode_with(true, fdp_u32_range(&st->in, 0, 1));
 
 	arch.bits = fdp_bool(&st->in) ? 32 : 64;
 	if (fdp_chance(&st->in, 2, 3)) {	/* small PMDs: more to compare */
 		arch.pmd_order = fdp_u32_range(&st->in, 1, 4);
 		arch.pud_order = arch.pmd_order + fdp_u32_range(&st->in, 1, 4);
 	}
-	if (fsim_ctx_create(FSIM_MODE_LEGACY, &arch, &st->ctx[L]))
+	if (fsim_ctx_create(per_page, &arch, &st->ctx[L]))
 		return -1;
-	if (fsim_ctx_create(FSIM_MODE_RFC, &arch, &st->ctx[R]))
+	if (fsim_ctx_create(mode_with(false, 0), &arch, &st->ctx[R]))
 		return -1;
 	st->arch = fsim_ctx_arch(st->ctx[L]);
 	n = fdp_u32_range(&st->in, 1, 3);

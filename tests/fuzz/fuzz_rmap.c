@@ -58,12 +58,12 @@ static void print_counters(void)
 
 static unsigned int pick_order(struct fz_state *st)
 {
-	const bool rfc = fsim_ctx_mode(st->ctx) == FSIM_MODE_RFC;
+	const bool per_page = fsim_mode_has(fsim_ctx_mode(st->ctx), FSIM_HAS_PAGE_MAPCOUNT);
 	const unsigned int max = st->arch->pud_order < 11 ? st->arch->pud_order : 11;
 
-	/* A PUD-sized folio is cheap in rfc (no per-page arrays), costly in
-	 * legacy (2^18 page mapcounts): only rfc on 64-bit gets one. */
-	if (rfc && st->arch->bits == 64 && fdp_chance(&st->in, 1, 16))
+	/* A PUD-sized folio is cheap without per-page mapcounts (rfc), costly
+	 * with them (2^18 page mapcounts): only rfc on 64-bit gets one. */
+	if (!per_page && st->arch->bits == 64 && fdp_chance(&st->in, 1, 16))
 		return st->arch->pud_order;
 	return fdp_u32_range(&st->in, 0, max);
 }
@@ -229,14 +229,13 @@ static void op_new_anon(struct fz_state *st)
 	err = fsim_folio_add_new_anon_rmap(st->folios[f], st->mms[m], excl);
 	after_call(st, "new_anon", err);
 	if (!err) {
-		/* Whole folio at the largest level that fits. */
+		/* Whole folio at the largest level that fits (a kernel that
+		 * cannot map it so refused the call). */
 		const unsigned int o = fsim_folio_order(st->folios[f]);
 		enum fsim_level l = o >= st->arch->pud_order ? FSIM_LEVEL_PUD :
 				    o >= st->arch->pmd_order ? FSIM_LEVEL_PMD :
 				    FSIM_LEVEL_PTE;
 
-		if (o == 0 || fsim_ctx_mode(st->ctx) == FSIM_MODE_LEGACY)
-			l = o == st->arch->pmd_order ? FSIM_LEVEL_PMD : FSIM_LEVEL_PTE;
 		shadow_add(&st->sh[f], (unsigned int)m, l, 0,
 			   fsim_folio_nr_pages(st->folios[f]));
 	}
@@ -379,7 +378,7 @@ static void op_detect(struct fz_state *st)
 
 	switch (fdp_u32_range(&st->in, 0, 2)) {
 	case 0:
-		if (fsim_ctx_mode(st->ctx) == FSIM_MODE_RFC)
+		if (fsim_mode_has(fsim_ctx_mode(st->ctx), FSIM_HAS_DETECT_PART))
 			fsim_ctx_set_detect(st->ctx, true);
 		return;
 	case 1:
@@ -421,7 +420,7 @@ static int setup(struct fz_state *st)
 {
 	/* x86_64, or a small arch where PMDs and PUDs are cheap to reach. */
 	struct fsim_arch arch = FSIM_ARCH_X86_64;
-	enum fsim_mode mode = fdp_bool(&st->in) ? FSIM_MODE_RFC : FSIM_MODE_LEGACY;
+	enum fsim_mode mode = fsim_mode_at(fdp_u32_range(&st->in, 0, FSIM_NR_MODES - 1));
 	unsigned int i, n;
 
 	arch.bits = fdp_bool(&st->in) ? 32 : 64;

@@ -21,7 +21,7 @@
  * exactly.  Quiescent checks run whenever every writer is between calls.
  * Folios are not retired in this mode (a barrier would block the turn).
  *
- *   stress_rmap [--mode rfc|legacy] [--writers N] [--readers N]
+ *   stress_rmap [--mode legacy|base|rfc] [--writers N] [--readers N]
  *               [--seconds S] [--long] [--turns] [--seed N] [--ops N]
  *               [--replay-check]
  */
@@ -161,7 +161,7 @@ static bool pick_pmd(struct writer *w, const struct fsim_folio *f, struct record
 
 	if (order < pmd || rnd(w, 4) != 0)
 		return false;
-	if (opt.mode == FSIM_MODE_LEGACY && order != pmd)
+	if (!fsim_mode_has(opt.mode, FSIM_HAS_ARBITRARY_MAPPINGS) && order != pmd)
 		return false;
 	r->level = FSIM_LEVEL_PMD;
 	r->page = rnd(w, 1ul << (order - pmd)) << pmd;
@@ -438,7 +438,7 @@ static void run_turns(pthread_t *wt)
 
 static void usage(const char *prog)
 {
-	fprintf(stderr, "usage: %s [--mode rfc|legacy] [--writers N] [--readers N]\n"
+	fprintf(stderr, "usage: %s [--mode legacy|base|rfc] [--writers N] [--readers N]\n"
 		"       [--seconds S] [--long] [--turns] [--seed N] [--ops N] [--replay-check]\n",
 		prog);
 	exit(2);
@@ -456,8 +456,10 @@ static void parse_args(int argc, char **argv)
 		else if (!strcmp(a, "--turns")) opt.turns = true;
 		else if (!strcmp(a, "--replay-check")) opt.replay_check = true;
 		else if (!v) usage(argv[0]);
-		else if (!strcmp(a, "--mode") && ++i)
-			opt.mode = !strcmp(v, "legacy") ? FSIM_MODE_LEGACY : FSIM_MODE_RFC;
+		else if (!strcmp(a, "--mode") && ++i) {
+			if (fsim_mode_from_name(v, &opt.mode))
+				usage(argv[0]);
+		}
 		else if (!strcmp(a, "--writers") && ++i) opt.writers = (unsigned int)atoi(v);
 		else if (!strcmp(a, "--readers") && ++i) opt.readers = (unsigned int)atoi(v);
 		else if (!strcmp(a, "--seconds") && ++i) opt.seconds = atof(v);

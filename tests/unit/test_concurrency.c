@@ -149,7 +149,7 @@ static void run(enum fsim_mode mode, bool use_pmd, bool keep_baseline,
 		assert_int_equal(fsim_folio_total_mapped_pages(f), 512);
 		assert_int_equal(fsim_ctx_stat(ctx, FSIM_NR_ANON_MAPPED), 512);
 		assert_int_equal(fsim_ctx_stat(ctx, FSIM_NR_ANON_THPS), 512);
-		if (mode == FSIM_MODE_RFC) {
+		if (fsim_mode_has(mode, FSIM_HAS_MM_SLOTS)) {
 			/* the baseline mm's slot survived every race */
 			assert_int_equal(fsim_folio_slots(f, s, &shared), 0);
 			assert_int_equal(s[0].mm_id, fsim_mm_id(base));
@@ -162,9 +162,9 @@ static void run(enum fsim_mode mode, bool use_pmd, bool keep_baseline,
 	assert_int_equal(fsim_folio_total_mapped_pages(f), 0);
 	assert_int_equal(fsim_ctx_stat(ctx, FSIM_NR_ANON_MAPPED), 0);
 	assert_int_equal(fsim_ctx_stat(ctx, FSIM_NR_ANON_THPS), 0);
-	if (mode == FSIM_MODE_RFC)
+	if (fsim_mode_has(mode, FSIM_HAS_MM_SLOTS))
 		assert_int_equal(fsim_folio_mm_ids_word(f), 0);
-	else
+	if (fsim_mode_has(mode, FSIM_HAS_PAGE_MAPCOUNT))
 		assert_int_equal(fsim_folio_nr_pages_mapped(f), 0);
 	assert_int_equal(fsim_check_ctx(ctx, NULL), 0);
 	fsim_ctx_destroy(ctx);

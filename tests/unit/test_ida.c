@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <foliosim/foliosim.h>
+#include "fsim_test.h"
 
 static const struct fsim_arch arch32 = { 32, 12, 9, 18 };
 
@@ -155,7 +156,7 @@ static void destroy_is_ebusy_while_the_mm_maps_a_folio(void **state)
 	unsigned int k;
 
 	(void)state;
-	for (mode = FSIM_MODE_LEGACY; mode <= FSIM_MODE_RFC; mode++) {
+	for_each_mode(mode) {
 		for (k = 0; k < 3; k++) {
 			struct fsim_ctx *ctx = new_ctx(mode, NULL);
 			struct fsim_mm *a = new_mm(ctx, 0), *child = new_mm(ctx, 0);

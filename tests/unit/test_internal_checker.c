@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "internal.h"
+#include "fsim_test.h"
 
 #define PTE FSIM_LEVEL_PTE
 #define PMD FSIM_LEVEL_PMD
@@ -74,7 +75,7 @@ static void large_mapcount(void **state)
 	enum fsim_mode mode;
 
 	(void)state;
-	for (mode = FSIM_MODE_LEGACY; mode <= FSIM_MODE_RFC; mode++) {
+	for_each_mode(mode) {
 		struct world w;
 
 		world_init(&w, mode);
@@ -286,7 +287,7 @@ static void refcount(void **state)
 	enum fsim_mode mode;
 
 	(void)state;
-	for (mode = FSIM_MODE_LEGACY; mode <= FSIM_MODE_RFC; mode++) {
+	for_each_mode(mode) {
 		struct world w;
 
 		world_init(&w, mode);
@@ -489,7 +490,7 @@ static void node_stat(void **state)
 	int s;
 
 	(void)state;
-	for (mode = FSIM_MODE_LEGACY; mode <= FSIM_MODE_RFC; mode++) {
+	for_each_mode(mode) {
 		for (s = 0; s < FSIM_NR_STATS; s++) {
 			struct world w;
 

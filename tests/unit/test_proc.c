@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include <foliosim/foliosim.h>
+#include "fsim_test.h"
 
 #define PTE FSIM_LEVEL_PTE
 #define PMD FSIM_LEVEL_PMD
@@ -104,14 +105,6 @@ static void assert_smaps(const struct fsim_smaps *got, const struct fsim_smaps *
 	const struct fsim_smaps got_ = (got);				\
 	assert_smaps(&got_, &want_, (w)->mode, __LINE__);		\
 } while (0)
-
-static void assert_consistent(const struct fsim_ctx *ctx)
-{
-	struct fsim_violation v = { { 0 }, { 0 } };
-
-	if (fsim_check_ctx(ctx, &v))
-		fail_msg("fsim_check_ctx: %s: %s", v.invariant, v.detail);
-}
 
 /* A THP mapped by two mms (fork): every page has mapcount 2 in both
  * modes, so Pss is halved: (2 MiB << 12) / 2 = 2^32. */

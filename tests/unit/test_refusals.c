@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include <foliosim/foliosim.h>
+#include "fsim_test.h"
 
 #define PTE FSIM_LEVEL_PTE
 #define PMD FSIM_LEVEL_PMD
@@ -108,13 +109,6 @@ static void snap_assert_same(const struct fx *fx, const struct snap *x,
 			 line, call);
 }
 
-static void assert_consistent(const struct fsim_ctx *ctx)
-{
-	struct fsim_violation v = { { 0 }, { 0 } };
-
-	if (fsim_check_ctx(ctx, &v))
-		fail_msg("fsim_check_ctx: %s: %s", v.invariant, v.detail);
-}
 
 static void refused_check(struct fx *fx, int expect, int got, const struct snap *before,
 			  const char *call, int line)
@@ -187,7 +181,7 @@ static void fx_init(struct fx *fx, enum fsim_mode mode)
 	fx->fresh_file = track(fx, 2, FSIM_KIND_FILE);
 	fx->fresh_shmem = track(fx, 9, FSIM_KIND_SHMEM);
 	fx->o10 = track(fx, 10, FSIM_KIND_ANON);
-	if (mode == FSIM_MODE_RFC)
+	if (fsim_mode_has(mode, FSIM_HAS_ARBITRARY_MAPPINGS))
 		OK(fsim_folio_add_new_anon_rmap(fx->o10, fx->a, true));
 	else
 		OK(fsim_folio_add_anon_rmap(fx->o10, fx->a, PTE, 0, 8, true));
@@ -206,7 +200,7 @@ static void in_both_modes(body_fn body)
 {
 	enum fsim_mode mode;
 
-	for (mode = FSIM_MODE_LEGACY; mode <= FSIM_MODE_RFC; mode++) {
+	for_each_mode(mode) {
 		struct fx fx;
 
 		fx_init(&fx, mode);
@@ -466,7 +460,7 @@ static void body_ebusy(struct fx *fx)
 	REFUSED(fx, -EBUSY, fsim_folio_try_dup_anon_rmap(fx->anon4, fx->b, fx->a, PTE, 5, 1));
 	REFUSED(fx, -EBUSY, fsim_folio_try_dup_anon_rmap(fx->thp, fx->b, fx->a, PMD, 0, 512));
 	REFUSED(fx, -EBUSY, fsim_folio_try_dup_anon_rmap(fx->small, fx->b, fx->a, PTE, 0, 1));
-	if (fx->mode == FSIM_MODE_RFC) {
+	if (fsim_mode_has(fx->mode, FSIM_HAS_ARBITRARY_MAPPINGS)) {
 		/* the second PMD of o10 has its own AnonExclusive head */
 		OK(fsim_folio_pin(fx->o10, fx->a, 1));
 		REFUSED(fx, -EBUSY, fsim_folio_try_dup_anon_rmap(fx->o10, fx->b, fx->a, PMD, 512, 512));
@@ -710,7 +704,7 @@ static void new_anon_on_previously_mapped_anon_folio(void **state)
 	enum fsim_mode mode;
 
 	(void)state;
-	for (mode = FSIM_MODE_LEGACY; mode <= FSIM_MODE_RFC; mode++) {
+	for_each_mode(mode) {
 		struct fx fx;
 		struct fsim_folio *f, *g;
 
@@ -836,10 +830,10 @@ static void exclusive_add_on_page_mapped_elsewhere(void **state)
 	enum fsim_mode mode;
 
 	*state = &fx;	/* destroy_fx() cleans up when an assertion fails */
-	for (mode = FSIM_MODE_LEGACY; mode <= FSIM_MODE_RFC; mode++) {
+	for_each_mode(mode) {
 		fx_init(&fx, mode);
 		REFUSED(&fx, -EINVAL, fsim_folio_add_anon_rmap(fx.small, fx.b, PTE, 0, 1, true));
-		if (mode == FSIM_MODE_LEGACY) {
+		if (fsim_mode_has(mode, FSIM_HAS_PAGE_MAPCOUNT)) {
 			/* page 3 is PTE-mapped by A */
 			REFUSED(&fx, -EINVAL, fsim_folio_add_anon_rmap(fx.anon4, fx.b, PTE, 3, 1, true));
 			/* two PMDs: entire_mapcount 2 */

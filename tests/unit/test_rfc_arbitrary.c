@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <foliosim/foliosim.h>
+#include "fsim_test.h"
 
 #define PTE FSIM_LEVEL_PTE
 #define PMD FSIM_LEVEL_PMD
@@ -38,13 +39,6 @@ static struct fsim_folio *new_folio(struct world *w, unsigned int order)
 	return f;
 }
 
-static void assert_consistent(const struct fsim_ctx *ctx)
-{
-	struct fsim_violation v = { { 0 }, { 0 } };
-
-	if (fsim_check_ctx(ctx, &v))
-		fail_msg("fsim_check_ctx: %s: %s", v.invariant, v.detail);
-}
 
 static int64_t stat(const struct world *w, enum fsim_stat s)
 {
@@ -255,7 +249,7 @@ static void order1_never_flagged(void **state)
 	enum fsim_mode mode;
 
 	(void)state;
-	for (mode = FSIM_MODE_LEGACY; mode <= FSIM_MODE_RFC; mode++) {
+	for_each_mode(mode) {
 		struct world w;
 		struct fsim_folio *f;
 
@@ -284,7 +278,7 @@ static void shared_partial_mapping_example_a(void **state)
 	enum fsim_mode mode;
 
 	(void)state;
-	for (mode = FSIM_MODE_LEGACY; mode <= FSIM_MODE_RFC; mode++) {
+	for_each_mode(mode) {
 		struct world w;
 		struct fsim_folio *f;
 
@@ -304,7 +298,7 @@ static void shared_partial_mapping_example_a(void **state)
 		assert_int_equal(fsim_folio_remove_rmap(f, w.b, PTE, 0, 256), 0);
 		assert_true(fsim_folio_partially_mapped(f));
 		assert_int_equal(stat(&w, FSIM_NR_ANON_MAPPED),
-				 mode == FSIM_MODE_RFC ? 512 : 256);
+				 fsim_mode_has(mode, FSIM_HAS_PAGE_MAPCOUNT) ? 256 : 512);
 		assert_consistent(w.ctx);
 		fsim_ctx_destroy(w.ctx);
 	}
@@ -321,7 +315,7 @@ static void shared_partial_mapping_average_hides_it(void **state)
 	enum fsim_mode mode;
 
 	(void)state;
-	for (mode = FSIM_MODE_LEGACY; mode <= FSIM_MODE_RFC; mode++) {
+	for_each_mode(mode) {
 		struct world w;
 		struct fsim_folio *f;
 
@@ -333,7 +327,7 @@ static void shared_partial_mapping_average_hides_it(void **state)
 		assert_int_equal(fsim_folio_remove_rmap(f, w.b, PTE, 0, 256), 0);
 		assert_int_equal(fsim_oracle_true_mapcount(f, 0), 0);
 		assert_int_equal(fsim_folio_total_mapped_pages(f), 512);
-		if (mode == FSIM_MODE_RFC)
+		if (!fsim_mode_has(mode, FSIM_HAS_PAGE_MAPCOUNT))
 			assert_false(fsim_folio_partially_mapped(f));
 		else
 			assert_true(fsim_folio_partially_mapped(f));

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include <foliosim/foliosim.h>
+#include "fsim_test.h"
 
 static const struct fsim_arch arch32 = { 32, 12, 9, 18 };
 
@@ -31,13 +32,6 @@ static void world_init(struct world *w, const struct fsim_arch *arch)
 	assert_int_equal(fsim_folio_create(w->ctx, 9, FSIM_KIND_ANON, &w->f), 0);
 }
 
-static void assert_consistent(const struct fsim_ctx *ctx)
-{
-	struct fsim_violation v = { { 0 }, { 0 } };
-
-	if (fsim_check_ctx(ctx, &v))
-		fail_msg("fsim_check_ctx: %s: %s", v.invariant, v.detail);
-}
 
 #define ASSERT_SLOTS(f, id0, n0, id1, n1, shared) do {			\
 	struct fsim_slot s_[2];						\

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include <foliosim/snapshot.h>
+#include "fsim_test.h"
 
 #define NR 512
 
@@ -98,13 +99,12 @@ static void test_mapped_elsewhere(void **state)
  * an earlier sharer may have left the MM-id shared bit set. */
 static void test_history_bound(void **state)
 {
-	static const enum fsim_mode modes[] = { FSIM_MODE_LEGACY, FSIM_MODE_BASE,
-						FSIM_MODE_RFC };
+	enum fsim_mode mode;
 	struct fsim_snapshot_values v[1];
 	struct fsim_snapshot_notes n;
 	struct fsim_snapshot *s;
 	uint64_t count[NR];
-	size_t f, r, i, m;
+	size_t f, r, i;
 
 	(void)state;
 	for (i = 0; i < NR; i++)
@@ -114,11 +114,13 @@ static void test_history_bound(void **state)
 	assert_int_equal(fsim_snapshot_add_region(s, 0, NR, &r), 0);
 	for (i = 0; i < NR; i++)
 		assert_int_equal(fsim_snapshot_map(s, r, i, f, i, FSIM_LEVEL_PMD), 0);
-	for (m = 0; m < 3; m++) {
-		assert_int_equal(fsim_snapshot_predict(s, modes[m], v, &n), 0);
+	for_each_mode(mode) {
+		assert_int_equal(fsim_snapshot_predict(s, mode, v, &n), 0);
 		assert_int_equal(v[0].kb.private_total, 2048);
 		assert_int_equal(v[0].exclusive_pages, NR);
-		assert_int_equal(v[0].history_pages, m == 0 ? 0 : NR);
+		/* an earlier sharer may have left the MM-id shared bit set */
+		assert_int_equal(v[0].history_pages,
+				 fsim_mode_has(mode, FSIM_HAS_MM_SLOTS) ? NR : 0);
 		assert_int_equal(n.folios_history_dependent, 1);	/* in every mode */
 	}
 	fsim_snapshot_destroy(s);
@@ -183,11 +185,11 @@ static void test_small_folio_shapes_reused(void **state)
 	enum { COUNTS = 300, KINDS = 3, SHAPES = COUNTS * KINDS };
 	static const enum fsim_kind kind[KINDS] = { FSIM_KIND_ANON, FSIM_KIND_FILE,
 						    FSIM_KIND_SHMEM };
-	const enum fsim_mode modes[] = { FSIM_MODE_LEGACY, FSIM_MODE_BASE, FSIM_MODE_RFC };
+	enum fsim_mode mode;
 	static struct fsim_snapshot_values v[3 * SHAPES];
 	struct fsim_snapshot_notes n;
 	struct fsim_snapshot *s;
-	size_t f, r, i, m, copy;
+	size_t f, r, i, copy;
 	uint64_t count;
 
 	(void)state;
@@ -207,8 +209,8 @@ static void test_small_folio_shapes_reused(void **state)
 	for (i = 0; i < SHAPES; i++)
 		assert_int_equal(fsim_snapshot_map(s, 2 * SHAPES + i, 0, 2 * SHAPES + i, 0,
 						   FSIM_LEVEL_PTE), 0);
-	for (m = 0; m < 3; m++) {
-		assert_int_equal(fsim_snapshot_predict(s, modes[m], v, &n), 0);
+	for_each_mode(mode) {
+		assert_int_equal(fsim_snapshot_predict(s, mode, v, &n), 0);
 		assert_int_equal(n.folios, 3 * SHAPES);
 		assert_int_equal(n.mappings, 3 * SHAPES);
 		for (i = 0; i < SHAPES; i++) {
@@ -252,9 +254,9 @@ static void test_shared_small_folio_shapes_reused(void **state)
 	enum { COUNTS = 100, SHAPES = COUNTS * 2 };
 	static struct fsim_snapshot_values v[3 * SHAPES * 2];
 	struct fsim_snapshot_values pair[2];
-	const enum fsim_mode modes[] = { FSIM_MODE_LEGACY, FSIM_MODE_BASE, FSIM_MODE_RFC };
+	enum fsim_mode mode;
 	struct fsim_snapshot *s;
-	size_t f, r, i, m, copy, side;
+	size_t f, r, i, copy, side;
 	uint64_t count;
 
 	(void)state;
@@ -282,14 +284,14 @@ static void test_shared_small_folio_shapes_reused(void **state)
 		for (side = 0; side < 2; side++)
 			assert_int_equal(fsim_snapshot_map(s, 2 * (2 * SHAPES + i) + side, 0,
 							   2 * SHAPES + i, 0, FSIM_LEVEL_PTE), 0);
-	for (m = 0; m < 3; m++) {
-		assert_int_equal(fsim_snapshot_predict(s, modes[m], v, NULL), 0);
+	for_each_mode(mode) {
+		assert_int_equal(fsim_snapshot_predict(s, mode, v, NULL), 0);
 		for (i = 0; i < 2 * SHAPES; i++) {
 			assert_memory_equal(&v[i], &v[2 * SHAPES + i], sizeof(v[i]));
 			assert_memory_equal(&v[i], &v[4 * SHAPES + i], sizeof(v[i]));
 		}
 		for (i = 0; i < SHAPES; i++) {	/* and == the folio replayed alone */
-			alone_pair(modes[m], 2 + i / 2, i % 2, pair);
+			alone_pair(mode, 2 + i / 2, i % 2, pair);
 			assert_memory_equal(&v[2 * i], pair, sizeof(pair));
 		}
 	}

@@ -53,9 +53,9 @@ extern "C" {
 #endif
 
 #define FSIM_VERSION_MAJOR 0
-#define FSIM_VERSION_MINOR 3
+#define FSIM_VERSION_MINOR 4
 #define FSIM_VERSION_PATCH 0
-#define FSIM_VERSION_STRING "0.3.0"
+#define FSIM_VERSION_STRING "0.4.0"
 
 /** The accounting mode of a context. */
 enum fsim_mode {
@@ -162,6 +162,37 @@ FSIM_API int fsim_mode_from_name(const char *name, enum fsim_mode *out);
 FSIM_API const char *fsim_mode_name(enum fsim_mode mode);
 /** "legacy (6.12)", "base (6.12 + prep)", "rfc": the mode and its tree. */
 FSIM_API const char *fsim_mode_label(enum fsim_mode mode);
+
+/** What a kernel has, where a caller's behaviour depends on it
+ *  (fsim_mode_has()): ask for the fact, never compare modes. */
+enum fsim_feature {
+	/* Per-page _mapcount of large folios (CONFIG_PAGE_MAPCOUNT): 6.12
+	 * and the base tree; gone with rfc/0007. */
+	FSIM_HAS_PAGE_MAPCOUNT = 0,
+	/* The two MM owner slots, _mm_ids (prep/0016): base and rfc.  A
+	 * large anon folio one process maps may then read as shared because
+	 * of an earlier sharer (the "maybe mapped shared" bit). */
+	FSIM_HAS_MM_SLOTS,
+	/* /proc/kpagecount and pagemap's exclusive bit per page, not the
+	 * folio average: 6.12 and the base tree. */
+	FSIM_HAS_PRECISE_KPAGECOUNT,
+	/* A folio mapped in any mix of PTEs, PMDs and PUDs (13/13): rfc. */
+	FSIM_HAS_ARBITRARY_MAPPINGS,
+	/* The detect part (kernel-port's patches on the series) applies:
+	 * rfc only; 6.12 and the base tree detect every partial mapping on
+	 * the removal path already (fsim_ctx_set_detect()). */
+	FSIM_HAS_DETECT_PART,
+	/* COW reuse of PTE-mapped THP (prep/0017): base and rfc. */
+	FSIM_HAS_COW_REUSE_LARGE_ANON,
+	FSIM_NR_FEATURES
+};
+
+/** Whether the kernel of @mode has @feature; false for an unknown mode or
+ *  feature (a query, not an error).  Since 0.4.0. */
+FSIM_API bool fsim_mode_has(enum fsim_mode mode, enum fsim_feature feature);
+/** "mm-slots" for FSIM_HAS_MM_SLOTS etc.; "?" for an unknown feature.
+ *  Since 0.4.0. */
+FSIM_API const char *fsim_feature_name(enum fsim_feature feature);
 FSIM_API const char *fsim_level_name(enum fsim_level level);
 FSIM_API const char *fsim_kind_name(enum fsim_kind kind);
 FSIM_API const char *fsim_stat_name(enum fsim_stat stat);
@@ -313,6 +344,13 @@ FSIM_API bool fsim_folio_on_deferred_split(const struct fsim_folio *folio);
 FSIM_API bool fsim_folio_anon_exclusive(const struct fsim_folio *folio, unsigned long page);
 /** Pins: _pincount (large), refcount / GUP_PIN_COUNTING_BIAS (small). */
 FSIM_API int fsim_folio_pincount(const struct fsim_folio *folio);
+/** folio_has_pincount(): a pin counts once in _pincount and once in the
+ *  refcount; else FSIM_GUP_PIN_COUNTING_BIAS in the refcount alone (small
+ *  folios, and order-1 folios on 32-bit in the base tree, whose prep/0004
+ *  moved _pincount to page[2]).  false for NULL.  Since 0.4.0. */
+FSIM_API bool fsim_folio_has_pincount(const struct fsim_folio *folio);
+/** GUP_PIN_COUNTING_BIAS (include/linux/mm.h). */
+#define FSIM_GUP_PIN_COUNTING_BIAS 1024
 /** folio_maybe_dma_pinned(). */
 FSIM_API bool fsim_folio_maybe_dma_pinned(const struct fsim_folio *folio);
 /** folio_ref_count(), kept 64 bits wide (the model does not overflow it). */
