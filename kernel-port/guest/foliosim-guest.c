@@ -641,6 +641,23 @@ static void restore_hugetlb(struct scenario_run *s)
 	s->hugetlb_prev = -1;
 }
 
+/* Statement @k of the scenario as an op: 1, 0 past the last, or -errno,
+ * which fails the scenario (-ENOMEM: fsim_script_op() parses the statement
+ * again from its text).  A loop that stopped at an error as at the end
+ * would pass the scenario with statements left unrun. */
+static int scenario_op(struct scenario_run *s, size_t k, struct fsim_stmt_op *op)
+{
+	int err;
+
+	if (k >= fsim_script_statements(s->script, s->index))
+		return 0;
+	err = fsim_script_op(s->script, s->index, k, op);
+	if (!err)
+		return 1;
+	fail(s, FSIM_FAIL, "statement %zu: %s", k + 1, fsim_errname(err));
+	return err;
+}
+
 /* A scenario that maps hugetlb memory gets twice the huge pages its
  * regions span (a private page may be copied once per fork), reserved in
  * the pool for the run; a skip if the kernel cannot find them. */
@@ -651,11 +668,14 @@ static bool reserve_hugetlb(struct scenario_run *s)
 	long long want = 0, got;
 	char n[24];
 	size_t k;
+	int more;
 
 	s->hugetlb_prev = -1;
-	for (k = 0; !fsim_script_op(s->script, s->index, k, &op); k++)
+	for (k = 0; (more = scenario_op(s, k, &op)) > 0; k++)
 		if (op.op == FSIM_OP_MMAP && op.hugetlb)
 			want += (long long)(2 * ((op.size + huge - 1) / huge));
+	if (more < 0)
+		return false;
 	if (!want)
 		return true;
 	s->hugetlb_prev = read_ll(NR_HUGEPAGES);
@@ -669,14 +689,16 @@ static bool reserve_hugetlb(struct scenario_run *s)
 }
 
 /* The THP sizes the scenario's regions ask for on madvise, every other
- * size never (procfs.c). */
-static void set_knobs(struct scenario_run *s)
+ * size never (procfs.c).  false (the scenario failed) if a statement
+ * cannot be read. */
+static bool set_knobs(struct scenario_run *s)
 {
 	unsigned int anon = 0, shmem = 0;
 	struct fsim_stmt_op op;
 	size_t k;
+	int got;
 
-	for (k = 0; !fsim_script_op(s->script, s->index, k, &op); k++) {
+	for (k = 0; (got = scenario_op(s, k, &op)) > 0; k++) {
 		if (op.op != FSIM_OP_MMAP || op.order > MACHINE_PMD_ORDER || op.hugetlb || op.file)
 			continue;
 		if (op.kind == FSIM_KIND_SHMEM)
@@ -685,6 +707,7 @@ static void set_knobs(struct scenario_run *s)
 			anon |= 1u << op.order;
 	}
 	thp_set_knobs(anon, shmem);
+	return got == 0;
 }
 
 static bool send(struct scenario_run *s, struct cproc *p, char *reply, size_t len,
@@ -1739,12 +1762,11 @@ static int run_scenario(struct scenario_run *s)
 		rmdir(s->dir);
 		return fail(s, FSIM_FAIL, "cannot create the model"), FSIM_FAIL;
 	}
-	set_knobs(s);
-	if (!reserve_hugetlb(s)) {
+	if (!set_knobs(s) || !reserve_hugetlb(s)) {
 		restore_hugetlb(s);
 		fsim_ctx_destroy(s->model);
 		rmdir(s->dir);
-		return FSIM_SKIP;
+		return s->outcome;	/* a skip, or the statement that failed */
 	}
 	s->anon0 = 0;
 	s->anon0 = region_anon_kb(s);
@@ -1760,10 +1782,15 @@ static int run_scenario(struct scenario_run *s)
 		restore_hugetlb(s);
 		return s->outcome;
 	}
-	for (k = 0; !fsim_script_statement(s->script, s->index, k, &v) &&
-		    !fsim_script_op(s->script, s->index, k, &op); k++) {
+	for (k = 0; scenario_op(s, k, &op) > 0; k++) {
 		bool ok = true;
 		unsigned long rep;
+		int err = fsim_script_statement(s->script, s->index, k, &v);
+
+		if (err) {
+			fail(s, FSIM_FAIL, "statement %zu: %s", k + 1, fsim_errname(err));
+			break;
+		}
 
 		s->line = op.line;
 		if (s->verbose)

@@ -108,13 +108,13 @@ static void gf_summary(struct gfuzz *g, double secs)
 
 	printf("# gfuzz ops:");
 	for (k = 0; k < OP_NR; k++)
-		printf(" %s %lu%s", op_names[k], g->ops[k], k + 1 < OP_NR ? "," : "\n");
+		printf(" %s %lu%s", gf_op_names[k], g->ops[k], k + 1 < OP_NR ? "," : "\n");
 	printf("# gfuzz ops the kernel refused or that had nothing to act on:");
 	for (k = 0; k < OP_NR; k++)
-		printf(" %s %lu%s", op_names[k], g->refused[k], k + 1 < OP_NR ? "," : "\n");
+		printf(" %s %lu%s", gf_op_names[k], g->refused[k], k + 1 < OP_NR ? "," : "\n");
 	printf("# gfuzz mismatches by kind:");
 	for (k = 0; k < MM_NR; k++)
-		printf(" %s %ld%s", what_names[k], g->by_what[k], k + 1 < MM_NR ? "," : "\n");
+		printf(" %s %ld%s", gf_what_names[k], g->by_what[k], k + 1 < MM_NR ? "," : "\n");
 	printf("# gfuzz page comparisons: %llu of PMD-mapped pages, %llu of zeropage PTEs, %llu of "
 	       "huge-zeropage PMDs\n", g->pmd_pages, g->zero_pages, g->huge_zero_pages);
 	printf("# gfuzz: %llu rmap calls replayed, %llu folios seen, at most %llu pages mapped "

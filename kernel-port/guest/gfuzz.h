@@ -118,12 +118,10 @@ struct gf_pfn {
 enum gf_what { MM_OBSERVE, MM_RMAP_CALL, MM_ORACLE, MM_KPAGECOUNT, MM_EXCLUSIVE,
 	       MM_EXCLUSIVE_ZERO, MM_SMAPS, MM_NR };
 extern const char *const gf_what_names[MM_NR];
-#define what_names gf_what_names
 
 enum gf_kind { OP_SPAWN, OP_MMAP, OP_TOUCH, OP_READ, OP_FORK, OP_MUNMAP,
 	       OP_DONTNEED, OP_MREMAP, OP_EXIT, OP_NR };
 extern const char *const gf_op_names[OP_NR];
-#define op_names gf_op_names
 
 struct gfuzz {
 	enum fsim_mode mode;

@@ -103,7 +103,7 @@ static void gf_record(struct gfuzz *g, enum gf_kind kind, const char *fmt, ...)
 	va_list ap;
 	int n;
 
-	n = snprintf(g->op, sizeof(g->op), "%s ", op_names[kind]);
+	n = snprintf(g->op, sizeof(g->op), "%s ", gf_op_names[kind]);
 	va_start(ap, fmt);
 	vsnprintf(g->op + n, sizeof(g->op) - (size_t)n, fmt, ap);
 	va_end(ap);

@@ -7,7 +7,9 @@
  *
  *   mmap NAME SIZE ORDER FLAGS GUARD   (FLAGS: 1 MAP_SHARED, 2 MAP_HUGETLB;
  *                                       GUARD 1: PROT_NONE guards around it)
- *   touch|read|munmap|dontneed NAME OFF LEN
+ *   mmapf NAME SIZE ORDER PATH         (a named file, MAP_PRIVATE)
+ *   touch|read|munmap|dontneed|pageout|collapse NAME OFF LEN
+ *   mprotect NAME OFF LEN PROT         (PROT: FSIM_PROT_* bits)
  *   mremap SRC OFF LEN DST KEEP        (see worker_mremap())
  *   fork CHILD | ping | exit
  *

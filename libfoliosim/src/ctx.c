@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-/* Contexts, the mm id allocator, mms, node statistics, the deferred split
- * queue and names. */
+/* Contexts (the back end picked by mode), the mm id allocator, mms, the
+ * kernel facts callers may ask for (fsim_mode_has()) and names. */
 #include <stdlib.h>
 #include <string.h>
 

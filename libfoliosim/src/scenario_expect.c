@@ -140,7 +140,7 @@ static bool expect_folio(struct run *r, const struct stmt *st)
 	if (!f)
 		return false;
 	for (i = 0; i < st->nargs; i++) {
-		const struct arg *a = &st->args[i];
+		const struct fsim_stmt_arg *a = &st->args[i];
 		unsigned long p;
 
 		if (!a->indexed) {

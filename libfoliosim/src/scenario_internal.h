@@ -14,9 +14,6 @@ enum stmt_kind {
 	ST_PART, ST_DETECT, ST_SPLIT_SCAN,	/* the detect part (detect.c) */
 };
 
-/* key=value, key[i]=value or key[a:b]=value (public: fsim_stmt_arg) */
-#define arg fsim_stmt_arg
-
 struct stmt {
 	enum stmt_kind kind;
 	unsigned int line;
@@ -24,7 +21,7 @@ struct stmt {
 	int expect_mode;	/* expect[legacy|base|rfc]: the mode, else -1 */
 	char **words;		/* positional tokens after the keyword */
 	size_t nwords;
-	struct arg *args;
+	struct fsim_stmt_arg *args;
 	size_t nargs;
 	int fails;		/* fails=E: -E, else 0 */
 	struct fsim_stmt_op op;	/* the resolved form (fsim_script_op) */
@@ -117,7 +114,7 @@ int script_parse_lines(const char *name, const char *text, size_t len,
 int script_read_error(const char *name, int ret, char *err, size_t errlen);
 
 const char *stmt_keyword(const struct stmt *st);
-const struct arg *stmt_arg(const struct stmt *st, const char *key);
+const struct fsim_stmt_arg *stmt_arg(const struct stmt *st, const char *key);
 
 /* Lexical helpers of the scenario language. */
 bool scn_is_ident(const char *s);

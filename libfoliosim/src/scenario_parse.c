@@ -151,7 +151,7 @@ int scn_parse_errno(const char *s)
 	return 0;
 }
 
-const struct arg *stmt_arg(const struct stmt *st, const char *key)
+const struct fsim_stmt_arg *stmt_arg(const struct stmt *st, const char *key)
 {
 	size_t i;
 
@@ -185,7 +185,7 @@ static size_t tokenize(char *line, char **tok)
 }
 
 /* key=value, key[i]=value, key[a:b]=value */
-static bool parse_arg(struct parser *p, const char *tok, struct arg *a)
+static bool parse_arg(struct parser *p, const char *tok, struct fsim_stmt_arg *a)
 {
 	const char *eq = strchr(tok, '='), *br;
 	char key[64], idx[64];
@@ -273,7 +273,7 @@ struct keyspec {
  * model's runner ignores it. */
 #define KEY_KERNEL KEY_UNUSED("kernel", V_KERNEL)
 
-static bool check_value(struct parser *p, const struct keyspec *ks, const struct arg *a)
+static bool check_value(struct parser *p, const struct keyspec *ks, const struct fsim_stmt_arg *a)
 {
 	unsigned long long u;
 	bool b;
@@ -351,7 +351,7 @@ static bool check_args(struct parser *p, const struct stmt *st,
 	size_t i;
 
 	for (i = 0; i < st->nargs; i++) {
-		const struct arg *a = &st->args[i];
+		const struct fsim_stmt_arg *a = &st->args[i];
 		const struct keyspec *k = find_key(ks, a->key);
 
 		if (!k)
@@ -543,7 +543,7 @@ static bool check_expect_args(struct parser *p, const struct stmt *st,
 	size_t i;
 
 	for (i = 0; i < st->nargs; i++) {
-		const struct arg *a = &st->args[i];
+		const struct fsim_stmt_arg *a = &st->args[i];
 		const char *at = target == FSIM_EXPECT_REGION ? strchr(a->key, '@') : NULL;
 		char base[64];
 		const struct fsim_expect_key *k;
@@ -679,7 +679,7 @@ static bool parse_arch(struct parser *p, struct stmt *st)
 	if (p->cur->body_started)
 		return perr(p, "arch must come before the scenario's other statements");
 	for (i = 0; i < 4; i++) {
-		const struct arg *arg = stmt_arg(st, keys[i]);
+		const struct fsim_stmt_arg *arg = stmt_arg(st, keys[i]);
 
 		if (arg && scn_parse_uint(arg->value, &v))
 			*field[i] = v > 64 ? 65 : (unsigned int)v;
@@ -748,7 +748,7 @@ static bool parse_statement(struct parser *p, char **tok, size_t ntok,
 			    struct stmt *st, bool nested)
 {
 	const struct stmt_spec *spec;
-	const struct arg *fails;
+	const struct fsim_stmt_arg *fails;
 	unsigned long long n;
 
 	st->line = p->line;
@@ -867,7 +867,7 @@ static void fill_keys(const struct stmt *st, const struct keyspec *ks,
 		      unsigned int pmd_order, struct fsim_stmt_op *op)
 {
 	for (; ks->key; ks++) {
-		const struct arg *a = stmt_arg(st, ks->key);
+		const struct fsim_stmt_arg *a = stmt_arg(st, ks->key);
 		unsigned long long u = ks->dflt == DFLT_PMD_ORDER ? pmd_order : ks->dflt;
 		bool b = ks->dflt != 0;
 		char *field;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The process layer's insides, shared by vm.c (address spaces, anonymous
- * and shmem memory, fork, /proc views) and vm_file.c (named files mapped
- * MAP_PRIVATE).  Not installed.
+ * The process layer's insides, shared by vm.c (address spaces, faults,
+ * fork, /proc views) and the files it calls: vm_vma.c (mprotect, mremap),
+ * vm_pt.c (page tables), vm_file.c (named files), vm_split.c (splits),
+ * vm_swap.c (swap and pageout), vm_collapse.c (khugepaged).  Not
+ * installed.
  */
 #ifndef FOLIOSIM_VM_INTERNAL_H
 #define FOLIOSIM_VM_INTERNAL_H

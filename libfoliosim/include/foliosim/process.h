@@ -2,11 +2,13 @@
 /*
  * The process layer: address spaces on top of the folio model, driven the
  * way user space drives the kernel (mmap, faults, fork, munmap,
- * MADV_DONTNEED, exit), and the /proc views each mode computes.
+ * MADV_DONTNEED, mprotect, mremap, MADV_COLLAPSE, MADV_PAGEOUT, exit), the
+ * /proc views each mode computes, and what the readers of those views
+ * (psutil, smem, ...) make of them (fsim_consumer_*).
  *
  * Each process owns an mm (and so an mm id).  A region is one mmap() of
- * anonymous private or shmem (MAP_SHARED|MAP_ANONYMOUS) memory, aligned to
- * its folio size; faults allocate folios of the region's order as 6.12's
+ * anonymous private, shmem (MAP_SHARED|MAP_ANONYMOUS), hugetlb or named
+ * file memory, aligned to its folio size; faults allocate folios of the region's order as 6.12's
  * fault paths do when only that mTHP size (or the PMD size) is enabled.
  * Functions return 0 or a negative errno: -EINVAL (bad name or range),
  * -EEXIST (region name taken), -EFAULT (access outside a live mapping: the

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The scenario language (docs/scenario-format.md; the normative core is
- * shared/specs/scenario-format.md): parsing and running scenario files in
- * the model.  `foliosim check` and `foliosim run` are thin layers on top.
+ * shared/specs/scenario-format.md): loading (whole, or one scenario at a
+ * time with a reader), the statements and their resolved ops and names,
+ * running them in the model, comparing the modes (compare, diff, report)
+ * and the expect keys.  `foliosim check`, `run`, `diff` and `report`, the
+ * guest runner and kunit-gen are layers on top.
  *
  * Parsing never fails on bad content: a syntax error is recorded in the
  * scenario it belongs to ("FILE:LINE: message") and fails that scenario
