@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 /* The JSON of a lockstep comparison (docs/json.md). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -99,8 +100,8 @@ int diff_json_scenario(FILE *out, const struct fsim_script *s, size_t i,
 	if (j.line)
 		fprintf(out, "\n        ]}");
 	fprintf(out, "\n    ],");
-	json_kv_str(out, "status", status == 0 ? "complete" : status == 1 ? "skipped"
-									  : "stopped");
+	json_kv_str(out, "status", status == 0 ? "complete" :
+				   status == -EOPNOTSUPP ? "skipped" : "stopped");
 	fprintf(out, ",");
 	json_kv_str(out, "message", *err ? err : NULL);
 	fprintf(out, "}");

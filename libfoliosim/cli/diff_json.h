@@ -16,7 +16,8 @@ typedef int (*diff_json_hook)(void *arg, const struct fsim_diff_value *v,
 /* Writes {"name","file","line","steps":[{"line","statement","values":
  * [{"key", MODE: value..., "difference","relative"}]}],"status",
  * "message"} for scenario @i compared in @modes; @comma: one came before.
- * Returns the compare status (0, 1 skipped, < 0 stopped). */
+ * Returns fsim_script_compare()'s status (0, -EOPNOTSUPP skipped, another
+ * negative errno stopped). */
 int diff_json_scenario(FILE *out, const struct fsim_script *s, size_t i,
 		       const enum fsim_mode *modes, size_t nmodes, bool comma,
 		       diff_json_hook hook, void *hook_arg);

@@ -244,14 +244,16 @@ const struct fsim_consumer *fsim_consumer_at(size_t i)
 	return i < C_NR ? &consumers[i] : NULL;
 }
 
-size_t fsim_consumer_find(const char *tool, const char *figure)
+int fsim_consumer_find(const char *tool, const char *figure)
 {
 	size_t i;
 
-	for (i = 0; tool && figure && i < C_NR; i++)
+	if (!tool || !figure)
+		return -EINVAL;
+	for (i = 0; i < C_NR; i++)
 		if (!strcmp(consumers[i].tool, tool) && !strcmp(consumers[i].figure, figure))
-			return i;
-	return (size_t)-1;
+			return (int)i;
+	return -ENOENT;
 }
 
 static int64_t pages_kb(const struct fsim_ctx *ctx, enum fsim_stat stat)

@@ -174,7 +174,8 @@ static int compare_step(struct lockstep *ls, const struct stmt *st)
 	return stop;
 }
 
-/* Starts a run per mode; 1 if the scenario does not run in one of them. */
+/* Starts a run per mode; -EOPNOTSUPP if the scenario does not run in one
+ * of them, -ECANCELED if it failed to start. */
 static int begin_lanes(struct lockstep *ls, size_t *begun)
 {
 	size_t m;
@@ -186,7 +187,7 @@ static int begin_lanes(struct lockstep *ls, size_t *begun)
 		l->vals.limit = FSIM_DIFF_MAX_VALUES;
 		if (!run_begin(&l->run, ls->script, ls->index, &l->opts, &l->res)) {
 			snprintf(ls->err, ls->errlen, "%s", l->res.message);
-			return l->res.outcome == FSIM_FAIL ? -1 : 1;
+			return l->res.outcome == FSIM_FAIL ? -ECANCELED : -EOPNOTSUPP;
 		}
 		l->run.skip_expects = true;
 		(*begun)++;
@@ -203,7 +204,7 @@ static int step(struct lockstep *ls, const struct stmt *st)
 	for (m = 0; m < ls->n; m++)
 		if (!run_statement(&ls->ln[m].run, st)) {
 			snprintf(ls->err, ls->errlen, "%s", ls->ln[m].res.message);
-			return -1;
+			return -ECANCELED;
 		}
 	for (m = 0; m < ls->n; m++) {
 		e = collect_values(&ls->ln[m].run, &ls->ln[m].vals);
@@ -262,13 +263,13 @@ int fsim_script_compare(const struct fsim_script *script, size_t i,
 				 stmt_line(script, &script->sc[i], k),
 				 status == -ENOMEM ? "" : "internal error: ", why);
 			if (status != -ENOMEM)
-				status = -1;	/* a statement failed (documented) */
+				status = -ECANCELED;	/* a statement failed */
 			break;
 		}
 		if (st.kind != ST_EXPECT && st.kind != ST_MODE && st.kind != ST_ARCH) {
 			status = step(&ls, &st);
 			if (!status && compare_step(&ls, &st) < 0)
-				status = -1;
+				status = -ECANCELED;
 		}
 		for (m = 0; m < begun; m++)
 			ls.ln[m].run.st = NULL;
@@ -381,17 +382,17 @@ int fsim_script_diff_modes(const struct fsim_script *script, size_t i,
 	int status;
 
 	if (!script || i >= script->n || (unsigned int)from >= FSIM_NR_MODES ||
-	    (unsigned int)to >= FSIM_NR_MODES)
-		return -1;
+	    (unsigned int)to >= FSIM_NR_MODES || !out)
+		return -EINVAL;
 	fprintf(out, "scenario %s: values that differ, %s | %s\n",
 		script->sc[i].name, fsim_mode_label(from), fsim_mode_label(to));
 	status = fsim_script_compare(script, i, modes, 2, print_diff, &d, err,
 				     sizeof(err));
-	if (status == 1)
+	if (status == -EOPNOTSUPP)
 		fprintf(out, "  %s\n", err);
 	else if (status)
 		fprintf(out, "  stopped: %s\n", err);
 	else if (!d.shown)
 		fprintf(out, "  no user-visible value differs\n");
-	return status == 1 ? 0 : status ? -1 : 0;
+	return status == -EOPNOTSUPP ? 0 : status;
 }

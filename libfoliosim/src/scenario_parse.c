@@ -1589,7 +1589,12 @@ const char *fsim_script_name_at(const struct fsim_script *s, size_t i, size_t in
 
 int fsim_script_name_find(const struct fsim_script *s, size_t i, const char *name)
 {
-	return i < s->n ? names_find(&s->sc[i].names, name) : -1;
+	int k;
+
+	if (!s || i >= s->n || !name)
+		return -EINVAL;
+	k = names_find(&s->sc[i].names, name);
+	return k < 0 ? -ENOENT : k;
 }
 
 const char *fsim_stmt_value(const struct fsim_stmt_view *v, const char *key)

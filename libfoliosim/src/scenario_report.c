@@ -2,6 +2,7 @@
 /* `foliosim report`: the Markdown of docs/what-changes.md, one table per
  * scenario with 6.12, base and RFC side by side, and the totals of the
  * summary (how often and by how much each /proc reader changes). */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,7 +146,7 @@ const char *fsim_report_add(struct fsim_report_totals *t, const struct fsim_diff
 
 void fsim_report_scenario_end(struct fsim_report_totals *t, int status)
 {
-	if (status != 1)
+	if (status != -EOPNOTSUPP)
 		t->scenarios_run++;
 	if (t->values_in_scenario)
 		t->scenarios_differing++;
@@ -203,7 +204,7 @@ int fsim_script_report(const struct fsim_script *script, size_t i, FILE *out,
 	status = fsim_script_compare(script, i, modes, FSIM_NR_MODES, report_row, &rp,
 				     err, sizeof(err));
 	fsim_report_scenario_end(totals, status);
-	if (status == 1)
+	if (status == -EOPNOTSUPP)
 		fprintf(out, "| | (%s) | | | | | |\n", err);
 	else if (status)
 		fprintf(out, "| | (stopped: %s) | | | | | |\n", err);
@@ -213,7 +214,7 @@ int fsim_script_report(const struct fsim_script *script, size_t i, FILE *out,
 		fprintf(out, "| | ... and %zu more rows (`foliosim diff` shows all) | | | | | |\n",
 			rp.hidden);
 	fprintf(out, "\n");
-	return status == 1 ? 0 : status ? -1 : 0;
+	return status == -EOPNOTSUPP ? 0 : status;
 }
 
 const char *fsim_report_reader_name(int reader)

@@ -17,11 +17,11 @@
 
 static size_t consumer(const char *tool, const char *figure)
 {
-	size_t i = fsim_consumer_find(tool, figure);
+	int i = fsim_consumer_find(tool, figure);
 
-	if (i == (size_t)-1)
-		fail_msg("no consumer %s %s", tool, figure);
-	return i;
+	if (i < 0)
+		fail_msg("no consumer %s %s: %s", tool, figure, fsim_errname(i));
+	return (size_t)i;
 }
 
 static int64_t figure(const struct fsim_process *p, const char *tool, const char *fig)
@@ -178,9 +178,20 @@ static void numastat_and_cadvisor_of_a_partly_unmapped_thp(void **state)
 	assert_null(fsim_consumer_at(fsim_consumer_count()));
 }
 
+/* "not found" is -ENOENT, as everywhere in the API (0.4.0). */
+static void find_unknown_consumer(void **state)
+{
+	(void)state;
+	assert_true(fsim_consumer_find("psutil", "uss") >= 0);
+	assert_int_equal(fsim_consumer_find("psutil", "no such figure"), -ENOENT);
+	assert_int_equal(fsim_consumer_find(NULL, "uss"), -EINVAL);
+	assert_int_equal(fsim_consumer_find("psutil", NULL), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(find_unknown_consumer),
 		cmocka_unit_test(psutil_smem_and_ps_mem_of_a_parent),
 		cmocka_unit_test(libmeminfo_and_page_types_of_a_parent),
 		cmocka_unit_test(redis_fork_cow),

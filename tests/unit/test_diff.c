@@ -191,6 +191,42 @@ static void bad_arguments_and_stopping(void **state)
 	fsim_script_free(s);
 }
 
+/* The error convention (0.4.0): a scenario one of the modes does not run
+ * is -EOPNOTSUPP (a skip; diff notes it and returns 0), a statement that
+ * fails is -ECANCELED, with @err naming it; no 1 or -1 (-EPERM). */
+static void skips_and_failed_statements(void **state)
+{
+	struct fsim_script *only_rfc = parse(
+		"scenario r\nmode rfc\nmm A\nfolio F order=4 anon\n"
+		"new-anon F mm=A\n");
+	struct fsim_script *bad = parse(
+		"scenario b\nmm A\nfolio F order=4 anon\n"
+		"remove F mm=A level=pte page=0 nr=1\n");
+	char err[256];
+	int calls = 0;
+	FILE *null = fopen("/dev/null", "w");
+
+	(void)state;
+	assert_non_null(null);
+	assert_int_equal(fsim_script_compare(only_rfc, 0, legacy_rfc, 2, stop_at_first, &calls,
+					     err, sizeof(err)), -EOPNOTSUPP);
+	assert_true(*err);
+	assert_int_equal(fsim_script_diff(only_rfc, 0, null), 0);
+	assert_int_equal(fsim_script_compare(bad, 0, legacy_rfc, 2, stop_at_first, &calls,
+					     err, sizeof(err)), -ECANCELED);
+	assert_non_null(strstr(err, "t.scn:4"));
+	assert_int_equal(fsim_script_diff(bad, 0, null), -ECANCELED);
+	assert_int_equal(fsim_script_diff(bad, 1, null), -EINVAL);
+	assert_int_equal(calls, 0);
+	/* names: "not found" is -ENOENT, a missing scenario -EINVAL */
+	assert_int_equal(fsim_script_name_find(bad, 0, "A"), 0);
+	assert_int_equal(fsim_script_name_find(bad, 0, "Z"), -ENOENT);
+	assert_int_equal(fsim_script_name_find(bad, 3, "A"), -EINVAL);
+	fclose(null);
+	fsim_script_free(only_rfc);
+	fsim_script_free(bad);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -198,6 +234,7 @@ int main(void)
 		cmocka_unit_test(the_answer_after_1030_forks_is_complete),
 		cmocka_unit_test(two_threads_compare_at_once),
 		cmocka_unit_test(bad_arguments_and_stopping),
+		cmocka_unit_test(skips_and_failed_statements),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

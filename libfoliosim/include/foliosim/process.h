@@ -192,9 +192,10 @@ struct fsim_consumer {
 /** Number of consumers, and consumer @i (NULL past the last). */
 FSIM_API size_t fsim_consumer_count(void);
 FSIM_API const struct fsim_consumer *fsim_consumer_at(size_t i);
-/** The number of the consumer whose tool and figure are @tool and @figure
- *  (as in the table: "psutil", "uss"), or (size_t)-1. */
-FSIM_API size_t fsim_consumer_find(const char *tool, const char *figure);
+/** The number (>= 0) of the consumer whose tool and figure are @tool and
+ *  @figure (as in the table: "psutil", "uss"), or -ENOENT (-EINVAL for
+ *  NULL).  Before 0.4.0 it returned (size_t)-1 for none. */
+FSIM_API int fsim_consumer_find(const char *tool, const char *figure);
 /** Per-process consumer @i's figure for process @p, in its unit.  0, or
  *  -EINVAL (no such consumer, or a system-wide one), -ENOMEM. */
 FSIM_API int fsim_consumer_value(size_t i, const struct fsim_process *p, int64_t *out);

@@ -251,8 +251,9 @@ FSIM_API int fsim_script_op(const struct fsim_script *script, size_t i, size_t k
 FSIM_API size_t fsim_script_name_count(const struct fsim_script *script, size_t i);
 FSIM_API const char *fsim_script_name_at(const struct fsim_script *script, size_t i,
 					 size_t index);
-/** The number of @name in scenario @i (e.g. an mm named in a slot value
- *  "M:count"), or -1 if the scenario declares no such name. */
+/** The number (>= 0) of @name in scenario @i (e.g. an mm named in a slot
+ *  value "M:count"), -ENOENT if the scenario declares no such name,
+ *  -EINVAL if there is no scenario @i. */
 FSIM_API int fsim_script_name_find(const struct fsim_script *script, size_t i,
 				   const char *name);
 
@@ -354,10 +355,11 @@ typedef int (*fsim_diff_fn)(void *arg, const struct fsim_diff_value *value);
 /** Runs scenario @i in the @nmodes (2..FSIM_NR_MODES) @modes in lockstep,
  *  expectations skipped, and calls @fn for each value that differs after
  *  a statement, consecutive pages with the same values merged into one
- *  range.  0 when it ran to the end; 1 when the scenario does not run in
- *  one of the modes (why: @err); -1 when a statement failed, -E2BIG,
- *  -ENOMEM, or -EINVAL (@err says which).  No static state: threads may
- *  compare different scripts (or the same) at once. */
+ *  range.  0 when it ran to the end; -EOPNOTSUPP when the scenario does
+ *  not run in one of the modes (a skip, why: @err); -ECANCELED when a
+ *  statement failed; -E2BIG, -ENOMEM, or -EINVAL (@err says which).
+ *  (Before 0.4.0: 1 for the skip, -1 for a failed statement.)  No static
+ *  state: threads may compare different scripts (or the same) at once. */
 FSIM_API int fsim_script_compare(const struct fsim_script *script, size_t i,
 				 const enum fsim_mode *modes, size_t nmodes,
 				 fsim_diff_fn fn, void *arg, char *err, size_t errlen);
@@ -371,7 +373,9 @@ FSIM_API void fsim_diff_value_text(const struct fsim_diff_value *value, size_t m
 
 /** Runs scenario @i in both modes in lockstep (expectations skipped) and
  *  prints, after each statement, the user-visible values that differ
- *  between legacy and rfc.  0, or -1 if a statement failed. */
+ *  between legacy and rfc.  0 (a scenario that does not run in a mode is
+ *  a note, not an error), or fsim_script_compare()'s negative errno
+ *  (-ECANCELED: a statement failed). */
 FSIM_API int fsim_script_diff(const struct fsim_script *script, size_t i, FILE *out);
 /** The same between any two modes (e.g. base to rfc: what the 13 patches
  *  change on their own base tree). */
@@ -415,7 +419,7 @@ struct fsim_report_totals {
 /** The totals' side of a report, for programs that print their own (the
  *  CLI's JSON): begin a scenario, add each differing value of a legacy,
  *  base, rfc comparison (fsim_script_compare()), end it with the compare
- *  status.  fsim_report_add() returns where the difference comes from:
+ *  status (-EOPNOTSUPP: not counted as run).  fsim_report_add() returns where the difference comes from:
  *  "base tree", "series", "both", "base only" (6.12 = RFC) or "". */
 FSIM_API void fsim_report_scenario_begin(struct fsim_report_totals *totals);
 FSIM_API const char *fsim_report_add(struct fsim_report_totals *totals,
@@ -425,7 +429,8 @@ FSIM_API void fsim_report_scenario_end(struct fsim_report_totals *totals, int st
 
 /** A Markdown table of the values that differ between 6.12, the base tree
  *  and the RFC after each step of scenario @i, with where each difference
- *  comes from (base tree, series, both); adds to @totals. */
+ *  comes from (base tree, series, both); adds to @totals.  0, or
+ *  fsim_script_compare()'s negative errno other than -EOPNOTSUPP. */
 FSIM_API int fsim_script_report(const struct fsim_script *script, size_t i,
 				FILE *out, struct fsim_report_totals *totals);
 FSIM_API const char *fsim_report_reader_name(int reader);
