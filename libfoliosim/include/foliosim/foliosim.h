@@ -27,7 +27,10 @@
  * the model's counters with what the oracle implies.
  *
  * Conventions: functions returning int return 0 or a negative errno value
- * (-EINVAL, -EBUSY, -EOVERFLOW, -ENOSPC, -ENOMEM).  A refused call leaves
+ * (-EINVAL, -EBUSY, -EOVERFLOW, -ENOSPC, -ENOMEM); the few that return a
+ * count or an index return it (>= 0) or a negative errno, and "not found"
+ * is -ENOENT everywhere.  Queries named has/test/is return bool and take a
+ * bad argument as false.  A refused call leaves
  * every counter, flag and statistic exactly as it was.  The rmap calls are
  * thread-safe in the way the kernel's are: counters are C11 atomics and the
  * large-mapcount state is updated under a bit spinlock in the _mm_ids word
