@@ -1,7 +1,9 @@
 #!/bin/bash
 # The test command of the README and of CI: installs what is missing (apt,
 # as root), builds foliosim in the default, ASan+UBSan and TSan presets and
-# runs every test suite.  Ends with "N passed, M failed" over all suites.
+# runs every test suite.  Ends with "K passed only after a retry[: NAMES]"
+# (the kernel suite retries a failed test twice: a flake is named, not
+# hidden) and "N passed, M failed" over all suites.
 #
 #   tests/run-all.sh [--no-sanitizers] [--no-kernel] [--help]
 set -euo pipefail
@@ -47,6 +49,7 @@ fi
 total_pass=0
 total_fail=0
 failed_suites=()
+retried=()	# tests that failed an attempt and passed a later one
 
 run_suite() {	# name preset ctest-args...
 	local name=$1 preset=$2 log
@@ -76,6 +79,19 @@ run_suite() {	# name preset ctest-args...
 		total_pass=$((total_pass + pass))
 		total_fail=$((total_fail + fail))
 		((fail == 0)) || failed_suites+=("$name")
+		# A retry (--repeat until-pass) must not hide a flake: name every
+		# test whose last attempt passed after a failed one.
+		local flaky
+		flaky=$(awk '/Test +#[0-9]+: / {
+				sub(/.*Test +#[0-9]+: /, ""); name = $1
+				if ($0 ~ /\*\*\*(Failed|Timeout|Exception)/) bad[name] = 1
+				last[name] = ($0 ~ / Passed /)
+			}
+			END { for (n in bad) if (last[n]) print n }' "$log" | sort)
+		if [ -n "$flaky" ]; then
+			echo "== [$name] passed only after a retry (a flake: see its first attempt above): $(echo $flaky)"
+			retried+=($flaky)
+		fi
 	fi
 	rm -f "$log"
 }
@@ -149,5 +165,6 @@ echo
 if ((${#failed_suites[@]})); then
 	echo "failed suites: ${failed_suites[*]}"
 fi
+echo "${#retried[@]} passed only after a retry${retried[*]:+: ${retried[*]}}"
 echo "${total_pass} passed, ${total_fail} failed"
 ((total_fail == 0))
