@@ -30,6 +30,10 @@
 #define PAGE 4096ul
 #define PMD_BYTES (PAGE << 9)
 
+/* The "mmap" request's FLAGS. */
+#define MAP_REQ_SHMEM	0x1	/* MAP_SHARED */
+#define MAP_REQ_HUGETLB	0x2	/* MAP_HUGETLB of the default (PMD) hstate */
+
 /* The controller's side of a worker's FIFOs under @dir. */
 /* Creates them afresh (an old pair is removed); 0 or -errno. */
 int worker_fifos_create(const char *dir, const char *name);

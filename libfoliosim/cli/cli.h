@@ -26,7 +26,7 @@ struct options {
 	char **files;
 };
 
-/* The one scenario file of `run` and `diff`; NULL after a message. */
+/* load.c: the one scenario file of `run` and `diff`; NULL after a message. */
 struct fsim_script *load_single(const struct options *o, const char *cmd);
 /* "FILE: no scenario in the file (...)" in @err; -1. */
 int no_scenario_error(const char *file, char *err, size_t errlen);
