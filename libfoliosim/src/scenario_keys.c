@@ -122,13 +122,12 @@ const struct fsim_expect_key *fsim_expect_key_find(enum fsim_expect_target targe
 
 bool fsim_expect_key_in_mode(const struct fsim_expect_key *key, enum fsim_mode mode)
 {
-	const struct fsim_backend *ops = backend_of(mode);
-
-	if (!key || !ops)
+	if (!key || (unsigned int)mode >= FSIM_NR_MODES)
 		return false;
-	if ((key->flags & FSIM_KEY_MM_SLOTS) && !ops->has_mm_slots)
+	if ((key->flags & FSIM_KEY_MM_SLOTS) && !fsim_mode_has(mode, FSIM_HAS_MM_SLOTS))
 		return false;
-	if ((key->flags & FSIM_KEY_PAGE_MAPCOUNT) && !ops->entire_mapcount)
+	if ((key->flags & FSIM_KEY_PAGE_MAPCOUNT) &&
+	    !fsim_mode_has(mode, FSIM_HAS_PAGE_MAPCOUNT))
 		return false;
 	return true;
 }

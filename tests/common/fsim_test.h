@@ -37,6 +37,32 @@ static inline void assert_consistent(const struct fsim_ctx *ctx)
 	if (fsim_check_ctx(ctx, &v))
 		fail_msg("fsim_check_ctx: %s: %s", v.invariant, v.detail);
 }
+
+/* The fixture of most unit tests: a context of one mode and three mms
+ * (ids allocated in order); folios come from fsim_test_folio(). */
+struct fsim_test_world {
+	enum fsim_mode mode;
+	struct fsim_ctx *ctx;
+	struct fsim_mm *a, *b, *c;
+};
+
+static inline void fsim_test_world_init(struct fsim_test_world *w, enum fsim_mode mode)
+{
+	w->mode = mode;
+	assert_int_equal(fsim_ctx_create(mode, NULL, &w->ctx), 0);
+	assert_int_equal(fsim_mm_create(w->ctx, 0, &w->a), 0);
+	assert_int_equal(fsim_mm_create(w->ctx, 0, &w->b), 0);
+	assert_int_equal(fsim_mm_create(w->ctx, 0, &w->c), 0);
+}
+
+static inline struct fsim_folio *fsim_test_folio(struct fsim_test_world *w, unsigned int order,
+						 enum fsim_kind kind)
+{
+	struct fsim_folio *f = NULL;
+
+	assert_int_equal(fsim_folio_create(w->ctx, order, kind, &f), 0);
+	return f;
+}
 #endif
 
 #endif

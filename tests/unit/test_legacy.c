@@ -21,30 +21,7 @@
 #define PMD FSIM_LEVEL_PMD
 #define PUD FSIM_LEVEL_PUD
 
-struct world {
-	struct fsim_ctx *ctx;
-	struct fsim_mm *a, *b, *c;
-};
-
-static void world_init(struct world *w, enum fsim_mode mode)
-{
-	assert_int_equal(fsim_ctx_create(mode, NULL, &w->ctx), 0);
-	assert_int_equal(fsim_mm_create(w->ctx, 0, &w->a), 0);
-	assert_int_equal(fsim_mm_create(w->ctx, 0, &w->b), 0);
-	assert_int_equal(fsim_mm_create(w->ctx, 0, &w->c), 0);
-}
-
-static struct fsim_folio *new_folio(struct world *w, unsigned int order,
-				    enum fsim_kind kind)
-{
-	struct fsim_folio *f = NULL;
-
-	assert_int_equal(fsim_folio_create(w->ctx, order, kind, &f), 0);
-	return f;
-}
-
-
-static int64_t stat(const struct world *w, enum fsim_stat s)
+static int64_t stat(const struct fsim_test_world *w, enum fsim_stat s)
 {
 	return fsim_ctx_stat(w->ctx, s);
 }
@@ -59,12 +36,12 @@ static int64_t stat(const struct world *w, enum fsim_stat s)
  * the PMD removal accounts nr_pages - (pages still PTE-mapped). */
 static void pmd_then_ptes_then_pmd_removal(void **state)
 {
-	struct world w;
+	struct fsim_test_world w;
 	struct fsim_folio *f;
 
 	(void)state;
-	world_init(&w, FSIM_MODE_LEGACY);
-	f = new_folio(&w, 9, FSIM_KIND_ANON);
+	fsim_test_world_init(&w, FSIM_MODE_LEGACY);
+	f = fsim_test_folio(&w, 9, FSIM_KIND_ANON);
 	assert_int_equal(fsim_folio_add_new_anon_rmap(f, w.a, true), 0);
 	/* _nr_pages_mapped = ENTIRELY_MAPPED: the masked count is 0. */
 	ASSERT_PAGES(f, 1, 0, 1);
@@ -114,12 +91,12 @@ static void pmd_then_ptes_then_pmd_removal(void **state)
  * a second PMD adds nothing; only the last PMD removal subtracts. */
 static void ptes_then_pmds(void **state)
 {
-	struct world w;
+	struct fsim_test_world w;
 	struct fsim_folio *f;
 
 	(void)state;
-	world_init(&w, FSIM_MODE_LEGACY);
-	f = new_folio(&w, 9, FSIM_KIND_ANON);
+	fsim_test_world_init(&w, FSIM_MODE_LEGACY);
+	f = fsim_test_folio(&w, 9, FSIM_KIND_ANON);
 	assert_int_equal(fsim_folio_add_anon_rmap(f, w.b, PTE, 0, 300, false), 0);
 	ASSERT_PAGES(f, 0, 300, 300);
 	assert_int_equal(stat(&w, FSIM_NR_ANON_MAPPED), 300);
@@ -150,12 +127,12 @@ static void ptes_then_pmds(void **state)
  * (rfc keeps the whole folio accounted: see test_rfc_arbitrary). */
 static void anon_mapped_is_precise_for_partial_folios(void **state)
 {
-	struct world w;
+	struct fsim_test_world w;
 	struct fsim_folio *f;
 
 	(void)state;
-	world_init(&w, FSIM_MODE_LEGACY);
-	f = new_folio(&w, 4, FSIM_KIND_ANON);
+	fsim_test_world_init(&w, FSIM_MODE_LEGACY);
+	f = fsim_test_folio(&w, 4, FSIM_KIND_ANON);
 	assert_int_equal(fsim_folio_add_new_anon_rmap(f, w.a, true), 0);
 	ASSERT_PAGES(f, 0, 16, 16);
 	assert_int_equal(stat(&w, FSIM_NR_ANON_MAPPED), 16);
@@ -184,13 +161,13 @@ static void anon_mapped_is_precise_for_partial_folios(void **state)
  * the PMD, NR_SHMEM_PMDMAPPED for shmem. */
 static void file_and_shmem_stats(void **state)
 {
-	struct world w;
+	struct fsim_test_world w;
 	struct fsim_folio *file, *shmem;
 
 	(void)state;
-	world_init(&w, FSIM_MODE_LEGACY);
-	file = new_folio(&w, 9, FSIM_KIND_FILE);
-	shmem = new_folio(&w, 9, FSIM_KIND_SHMEM);
+	fsim_test_world_init(&w, FSIM_MODE_LEGACY);
+	file = fsim_test_folio(&w, 9, FSIM_KIND_FILE);
+	shmem = fsim_test_folio(&w, 9, FSIM_KIND_SHMEM);
 	assert_int_equal(fsim_folio_add_file_rmap(file, w.a, PTE, 10, 20), 0);
 	assert_int_equal(stat(&w, FSIM_NR_FILE_MAPPED), 20);
 	assert_int_equal(fsim_folio_add_file_rmap(file, w.b, PMD, 0, 512), 0);
@@ -223,11 +200,11 @@ static void likely_mapped_shared_guesses_from_page0(void **state)
 
 	(void)state;
 	for_each_mode(mode) {
-		struct world w;
+		struct fsim_test_world w;
 		struct fsim_folio *f;
 
-		world_init(&w, mode);
-		f = new_folio(&w, 4, FSIM_KIND_ANON);
+		fsim_test_world_init(&w, mode);
+		f = fsim_test_folio(&w, 4, FSIM_KIND_ANON);
 		assert_int_equal(fsim_folio_add_anon_rmap(f, w.a, PTE, 0, 8, true), 0);
 		assert_int_equal(fsim_folio_try_dup_anon_rmap(f, w.b, w.a, PTE, 1, 7), 0);
 		assert_int_equal(fsim_folio_mapcount(f), 15);
@@ -249,12 +226,12 @@ static void likely_mapped_shared_guesses_from_page0(void **state)
 /* mapcount > nr_pages or an entire mapping: "shared" without a guess. */
 static void likely_mapped_shared_without_guessing(void **state)
 {
-	struct world w;
+	struct fsim_test_world w;
 	struct fsim_folio *f, *thp;
 
 	(void)state;
-	world_init(&w, FSIM_MODE_LEGACY);
-	f = new_folio(&w, 4, FSIM_KIND_ANON);
+	fsim_test_world_init(&w, FSIM_MODE_LEGACY);
+	f = fsim_test_folio(&w, 4, FSIM_KIND_ANON);
 	assert_int_equal(fsim_folio_add_anon_rmap(f, w.a, PTE, 8, 8, true), 0);
 	assert_int_equal(fsim_folio_try_dup_anon_rmap(f, w.b, w.a, PTE, 8, 8), 0);
 	assert_int_equal(fsim_folio_add_anon_rmap(f, w.b, PTE, 8, 1, false), 0);
@@ -262,7 +239,7 @@ static void likely_mapped_shared_without_guessing(void **state)
 	assert_int_equal(fsim_folio_precise_page_mapcount(f, 0), 0);
 	assert_true(fsim_folio_maybe_mapped_shared(f));
 
-	thp = new_folio(&w, 9, FSIM_KIND_ANON);
+	thp = fsim_test_folio(&w, 9, FSIM_KIND_ANON);
 	assert_int_equal(fsim_folio_add_new_anon_rmap(thp, w.a, true), 0);
 	assert_false(fsim_folio_maybe_mapped_shared(thp));	/* one mapping */
 	assert_int_equal(fsim_folio_add_anon_rmap(thp, w.a, PTE, 5, 1, false), 0);
@@ -276,12 +253,12 @@ static void likely_mapped_shared_without_guessing(void **state)
  * the head page only; PTE dup raises per-page counts; no stats change. */
 static void fork_dup_counters(void **state)
 {
-	struct world w;
+	struct fsim_test_world w;
 	struct fsim_folio *thp, *small4;
 
 	(void)state;
-	world_init(&w, FSIM_MODE_LEGACY);
-	thp = new_folio(&w, 9, FSIM_KIND_ANON);
+	fsim_test_world_init(&w, FSIM_MODE_LEGACY);
+	thp = fsim_test_folio(&w, 9, FSIM_KIND_ANON);
 	assert_int_equal(fsim_folio_add_new_anon_rmap(thp, w.a, true), 0);
 	assert_true(fsim_folio_anon_exclusive(thp, 0));
 	assert_false(fsim_folio_anon_exclusive(thp, 1));	/* head only */
@@ -290,7 +267,7 @@ static void fork_dup_counters(void **state)
 	assert_false(fsim_folio_anon_exclusive(thp, 0));
 	assert_int_equal(fsim_folio_precise_page_mapcount(thp, 77), 2);
 
-	small4 = new_folio(&w, 4, FSIM_KIND_ANON);
+	small4 = fsim_test_folio(&w, 4, FSIM_KIND_ANON);
 	assert_int_equal(fsim_folio_add_new_anon_rmap(small4, w.a, true), 0);
 	assert_true(fsim_folio_anon_exclusive(small4, 15));	/* every page */
 	assert_int_equal(fsim_folio_try_dup_anon_rmap(small4, w.b, w.a, PTE, 4, 4), 0);
@@ -311,17 +288,17 @@ static void fork_dup_counters(void **state)
  * new_anon cannot map a folio larger than a PMD. */
 static void refused_levels(void **state)
 {
-	struct world w;
+	struct fsim_test_world w;
 	struct fsim_folio *o18, *o10, *o4, *o9, *file10;
 	uint64_t d18, d10, d4, d9, df;
 
 	(void)state;
-	world_init(&w, FSIM_MODE_LEGACY);
-	o18 = new_folio(&w, 18, FSIM_KIND_ANON);
-	o10 = new_folio(&w, 10, FSIM_KIND_ANON);
-	o4 = new_folio(&w, 4, FSIM_KIND_ANON);
-	o9 = new_folio(&w, 9, FSIM_KIND_ANON);
-	file10 = new_folio(&w, 10, FSIM_KIND_FILE);
+	fsim_test_world_init(&w, FSIM_MODE_LEGACY);
+	o18 = fsim_test_folio(&w, 18, FSIM_KIND_ANON);
+	o10 = fsim_test_folio(&w, 10, FSIM_KIND_ANON);
+	o4 = fsim_test_folio(&w, 4, FSIM_KIND_ANON);
+	o9 = fsim_test_folio(&w, 9, FSIM_KIND_ANON);
+	file10 = fsim_test_folio(&w, 10, FSIM_KIND_FILE);
 	d18 = fsim_folio_state_digest(o18);
 	d10 = fsim_folio_state_digest(o10);
 	d4 = fsim_folio_state_digest(o4);
@@ -347,9 +324,9 @@ static void refused_levels(void **state)
 
 	/* The very same calls are fine in rfc mode. */
 	fsim_ctx_destroy(w.ctx);
-	world_init(&w, FSIM_MODE_RFC);
-	o18 = new_folio(&w, 18, FSIM_KIND_ANON);
-	o10 = new_folio(&w, 10, FSIM_KIND_ANON);
+	fsim_test_world_init(&w, FSIM_MODE_RFC);
+	o18 = fsim_test_folio(&w, 18, FSIM_KIND_ANON);
+	o10 = fsim_test_folio(&w, 10, FSIM_KIND_ANON);
 	assert_int_equal(fsim_folio_add_anon_rmap(o18, w.a, PUD, 0, 1ul << 18, false), 0);
 	assert_int_equal(fsim_folio_add_new_anon_rmap(o10, w.a, true), 0);
 	assert_int_equal(fsim_folio_add_anon_rmap(o10, w.b, PMD, 512, 512, false), 0);
@@ -360,20 +337,20 @@ static void refused_levels(void **state)
 /* Legacy-only queries report -1 in rfc mode and for small folios. */
 static void legacy_queries_absent_elsewhere(void **state)
 {
-	struct world w;
+	struct fsim_test_world w;
 	struct fsim_folio *f, *small;
 
 	(void)state;
-	world_init(&w, FSIM_MODE_RFC);
-	f = new_folio(&w, 9, FSIM_KIND_ANON);
+	fsim_test_world_init(&w, FSIM_MODE_RFC);
+	f = fsim_test_folio(&w, 9, FSIM_KIND_ANON);
 	assert_int_equal(fsim_folio_add_new_anon_rmap(f, w.a, true), 0);
 	assert_int_equal(fsim_folio_entire_mapcount(f), -1);
 	assert_int_equal(fsim_folio_nr_pages_mapped(f), -1);
 	assert_int_equal(fsim_folio_precise_page_mapcount(f, 0), -1);
 	fsim_ctx_destroy(w.ctx);
 
-	world_init(&w, FSIM_MODE_LEGACY);
-	small = new_folio(&w, 0, FSIM_KIND_ANON);
+	fsim_test_world_init(&w, FSIM_MODE_LEGACY);
+	small = fsim_test_folio(&w, 0, FSIM_KIND_ANON);
 	assert_int_equal(fsim_folio_add_new_anon_rmap(small, w.a, true), 0);
 	assert_int_equal(fsim_folio_entire_mapcount(small), -1);
 	assert_int_equal(fsim_folio_nr_pages_mapped(small), -1);

@@ -28,30 +28,6 @@
 #define RFC FSIM_MODE_RFC
 #define LEGACY FSIM_MODE_LEGACY
 
-struct world {
-	enum fsim_mode mode;
-	struct fsim_ctx *ctx;
-	struct fsim_mm *a, *b, *c;
-};
-
-static void world_init(struct world *w, enum fsim_mode mode)
-{
-	w->mode = mode;
-	assert_int_equal(fsim_ctx_create(mode, NULL, &w->ctx), 0);
-	assert_int_equal(fsim_mm_create(w->ctx, 0, &w->a), 0);
-	assert_int_equal(fsim_mm_create(w->ctx, 0, &w->b), 0);
-	assert_int_equal(fsim_mm_create(w->ctx, 0, &w->c), 0);
-}
-
-static struct fsim_folio *new_folio(struct world *w, unsigned int order,
-				    enum fsim_kind kind)
-{
-	struct fsim_folio *f = NULL;
-
-	assert_int_equal(fsim_folio_create(w->ctx, order, kind, &f), 0);
-	return f;
-}
-
 /* smaps of @n consecutive PTE entries of one mm starting at @page */
 static struct fsim_smaps smaps_ptes(const struct fsim_folio *f, unsigned long page,
 				    unsigned long n, bool dirty)
@@ -108,9 +84,9 @@ static void assert_smaps(const struct fsim_smaps *got, const struct fsim_smaps *
 
 /* A THP mapped by two mms (fork): every page has mapcount 2 in both
  * modes, so Pss is halved: (2 MiB << 12) / 2 = 2^32. */
-static void body_thp_two_mms(struct world *w)
+static void body_thp_two_mms(struct fsim_test_world *w)
 {
-	struct fsim_folio *f = new_folio(w, 9, FSIM_KIND_ANON);
+	struct fsim_folio *f = fsim_test_folio(w, 9, FSIM_KIND_ANON);
 
 	assert_int_equal(fsim_folio_add_new_anon_rmap(f, w->a, true), 0);
 	assert_int_equal(fsim_folio_try_dup_anon_rmap(f, w->b, w->a, PMD, 0, 512), 0);
@@ -148,9 +124,9 @@ static void body_thp_two_mms(struct world *w)
  * A's Pss, rfc:    8 * (PSS_PAGE / 2) = 67108864
  * C's Pss, legacy: 3 * 5592405 = 16777215; rfc: 3 * 8388608 = 25165824
  */
-static void body_partially_shared(struct world *w)
+static void body_partially_shared(struct fsim_test_world *w)
 {
-	struct fsim_folio *f = new_folio(w, 3, FSIM_KIND_ANON);
+	struct fsim_folio *f = fsim_test_folio(w, 3, FSIM_KIND_ANON);
 	const bool rfc = w->mode == RFC;
 
 	assert_int_equal(fsim_folio_add_new_anon_rmap(f, w->a, true), 0);
@@ -197,9 +173,9 @@ static void body_partially_shared(struct world *w)
 }
 
 /* refcount == 1: a single mapping; no mapcount needed: private, full. */
-static void body_refcount_one(struct world *w)
+static void body_refcount_one(struct fsim_test_world *w)
 {
-	struct fsim_folio *f = new_folio(w, 0, FSIM_KIND_ANON);
+	struct fsim_folio *f = fsim_test_folio(w, 0, FSIM_KIND_ANON);
 
 	assert_int_equal(fsim_folio_add_new_anon_rmap(f, w->a, true), 0);
 	assert_int_equal(fsim_folio_refcount(f), 1);
@@ -231,9 +207,9 @@ static void body_refcount_one(struct world *w)
 }
 
 /* A shmem THP mapped by two PMDs: ShmemPmdMapped and Pss_Shmem. */
-static void body_shmem_pmd(struct world *w)
+static void body_shmem_pmd(struct fsim_test_world *w)
 {
-	struct fsim_folio *f = new_folio(w, 9, FSIM_KIND_SHMEM);
+	struct fsim_folio *f = fsim_test_folio(w, 9, FSIM_KIND_SHMEM);
 
 	assert_int_equal(fsim_folio_add_file_rmap(f, w->a, PMD, 0, 512), 0);
 	assert_int_equal(fsim_folio_add_file_rmap(f, w->b, PMD, 0, 512), 0);
@@ -264,10 +240,10 @@ static void body_shmem_pmd(struct world *w)
  *   A's Pss, legacy: 2 * 8388608 + 2 * 16777216 = 50331648
  *   A's Pss, rfc:    4 * 8388608 = 33554432
  */
-static void body_file(struct world *w)
+static void body_file(struct fsim_test_world *w)
 {
-	struct fsim_folio *f = new_folio(w, 2, FSIM_KIND_FILE);
-	struct fsim_folio *thp = new_folio(w, 9, FSIM_KIND_FILE);
+	struct fsim_folio *f = fsim_test_folio(w, 2, FSIM_KIND_FILE);
+	struct fsim_folio *thp = fsim_test_folio(w, 9, FSIM_KIND_FILE);
 	const bool rfc = w->mode == RFC;
 
 	assert_int_equal(fsim_folio_add_file_rmap(f, w->a, PTE, 0, 4), 0);
@@ -298,14 +274,14 @@ static void body_file(struct world *w)
 	assert_consistent(w->ctx);
 }
 
-static void in_both_modes(void (*body)(struct world *w))
+static void in_both_modes(void (*body)(struct fsim_test_world *w))
 {
 	enum fsim_mode mode;
 
 	for (mode = LEGACY; mode <= RFC; mode++) {
-		struct world w;
+		struct fsim_test_world w;
 
-		world_init(&w, mode);
+		fsim_test_world_init(&w, mode);
 		body(&w);
 		fsim_ctx_destroy(w.ctx);
 	}
@@ -346,12 +322,12 @@ static void file_folio(void **state)
  * 10 = 2, two mms: (2 MiB << 12) / 2 = 2^32, shared. */
 static void rfc_pmd_of_larger_folio_uses_mapping_size(void **state)
 {
-	struct world w;
+	struct fsim_test_world w;
 	struct fsim_folio *f;
 
 	(void)state;
-	world_init(&w, RFC);
-	f = new_folio(&w, 10, FSIM_KIND_ANON);
+	fsim_test_world_init(&w, RFC);
+	f = fsim_test_folio(&w, 10, FSIM_KIND_ANON);
 	assert_int_equal(fsim_folio_add_new_anon_rmap(f, w.a, true), 0);
 	assert_int_equal(fsim_folio_try_dup_anon_rmap(f, w.b, w.a, PMD, 512, 512), 0);
 	assert_int_equal(fsim_kpagecount(f, 0), 2);

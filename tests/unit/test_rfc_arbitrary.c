@@ -18,29 +18,7 @@
 #define PMD FSIM_LEVEL_PMD
 #define PUD FSIM_LEVEL_PUD
 
-struct world {
-	struct fsim_ctx *ctx;
-	struct fsim_mm *a, *b, *c;
-};
-
-static void world_init(struct world *w, enum fsim_mode mode)
-{
-	assert_int_equal(fsim_ctx_create(mode, NULL, &w->ctx), 0);
-	assert_int_equal(fsim_mm_create(w->ctx, 0, &w->a), 0);
-	assert_int_equal(fsim_mm_create(w->ctx, 0, &w->b), 0);
-	assert_int_equal(fsim_mm_create(w->ctx, 0, &w->c), 0);
-}
-
-static struct fsim_folio *new_folio(struct world *w, unsigned int order)
-{
-	struct fsim_folio *f = NULL;
-
-	assert_int_equal(fsim_folio_create(w->ctx, order, FSIM_KIND_ANON, &f), 0);
-	return f;
-}
-
-
-static int64_t stat(const struct world *w, enum fsim_stat s)
+static int64_t stat(const struct fsim_test_world *w, enum fsim_stat s)
 {
 	return fsim_ctx_stat(w->ctx, s);
 }
@@ -49,12 +27,12 @@ static int64_t stat(const struct world *w, enum fsim_stat s)
  * one PTE has mapcount 3 and 1025 total mapped pages. */
 static void thirteen_example(void **state)
 {
-	struct world w;
+	struct fsim_test_world w;
 	struct fsim_folio *f;
 
 	(void)state;
-	world_init(&w, FSIM_MODE_RFC);
-	f = new_folio(&w, 9);
+	fsim_test_world_init(&w, FSIM_MODE_RFC);
+	f = fsim_test_folio(&w, 9, FSIM_KIND_ANON);
 	assert_int_equal(fsim_folio_add_new_anon_rmap(f, w.a, true), 0);
 	assert_int_equal(fsim_folio_try_dup_anon_rmap(f, w.b, w.a, PMD, 0, 512), 0);
 	assert_int_equal(fsim_folio_add_anon_rmap(f, w.b, PTE, 7, 1, false), 0);
@@ -75,12 +53,12 @@ static void thirteen_example(void **state)
  * entries; NR_ANON_THPS is only for PMD-sized folios. */
 static void order10_two_pmds_and_ptes(void **state)
 {
-	struct world w;
+	struct fsim_test_world w;
 	struct fsim_folio *f;
 
 	(void)state;
-	world_init(&w, FSIM_MODE_RFC);
-	f = new_folio(&w, 10);
+	fsim_test_world_init(&w, FSIM_MODE_RFC);
+	f = fsim_test_folio(&w, 10, FSIM_KIND_ANON);
 	assert_int_equal(fsim_folio_add_new_anon_rmap(f, w.a, true), 0);
 	assert_int_equal(fsim_folio_mapcount(f), 2);
 	assert_int_equal(fsim_folio_total_mapped_pages(f), 1024);
@@ -126,13 +104,13 @@ static void order10_two_pmds_and_ptes(void **state)
  * constant-size state: no per-page arrays needed. */
 static void order18_pud_pmds_ptes(void **state)
 {
-	struct world w;
+	struct fsim_test_world w;
 	struct fsim_folio *f;
 	unsigned long nr = 1ul << 18;
 
 	(void)state;
-	world_init(&w, FSIM_MODE_RFC);
-	f = new_folio(&w, 18);
+	fsim_test_world_init(&w, FSIM_MODE_RFC);
+	f = fsim_test_folio(&w, 18, FSIM_KIND_ANON);
 	assert_int_equal(fsim_folio_add_new_anon_rmap(f, w.a, true), 0);
 	assert_int_equal(fsim_folio_mapcount(f), 1);
 	assert_int_equal(fsim_folio_total_mapped_pages(f), nr);
@@ -173,12 +151,12 @@ static void order18_pud_pmds_ptes(void **state)
  * the removal of the last one, whatever PTEs map it meanwhile. */
 static void anon_thps_first_and_last_pmd_only(void **state)
 {
-	struct world w;
+	struct fsim_test_world w;
 	struct fsim_folio *f;
 
 	(void)state;
-	world_init(&w, FSIM_MODE_RFC);
-	f = new_folio(&w, 9);
+	fsim_test_world_init(&w, FSIM_MODE_RFC);
+	f = fsim_test_folio(&w, 9, FSIM_KIND_ANON);
 	assert_int_equal(fsim_folio_add_anon_rmap(f, w.a, PTE, 0, 512, true), 0);
 	assert_int_equal(stat(&w, FSIM_NR_ANON_MAPPED), 512);
 	assert_int_equal(stat(&w, FSIM_NR_ANON_THPS), 0);
@@ -212,12 +190,12 @@ static void anon_thps_first_and_last_pmd_only(void **state)
 /* An exclusive folio loses one page: total < nr_pages flags it at once. */
 static void partial_unmap_of_exclusive_folio_is_flagged(void **state)
 {
-	struct world w;
+	struct fsim_test_world w;
 	struct fsim_folio *f;
 
 	(void)state;
-	world_init(&w, FSIM_MODE_RFC);
-	f = new_folio(&w, 4);
+	fsim_test_world_init(&w, FSIM_MODE_RFC);
+	f = fsim_test_folio(&w, 4, FSIM_KIND_ANON);
 	assert_int_equal(fsim_folio_add_new_anon_rmap(f, w.a, true), 0);
 	assert_int_equal(fsim_ctx_thp_counter(w.ctx, 4, FSIM_THP_NR_ANON), 1);
 	assert_false(fsim_folio_partially_mapped(f));
@@ -250,11 +228,11 @@ static void order1_never_flagged(void **state)
 
 	(void)state;
 	for_each_mode(mode) {
-		struct world w;
+		struct fsim_test_world w;
 		struct fsim_folio *f;
 
-		world_init(&w, mode);
-		f = new_folio(&w, 1);
+		fsim_test_world_init(&w, mode);
+		f = fsim_test_folio(&w, 1, FSIM_KIND_ANON);
 		assert_int_equal(fsim_folio_add_new_anon_rmap(f, w.a, true), 0);
 		assert_int_equal(fsim_folio_remove_rmap(f, w.a, PTE, 1, 1), 0);
 		assert_int_equal(fsim_folio_mapcount(f), 1);
@@ -279,11 +257,11 @@ static void shared_partial_mapping_example_a(void **state)
 
 	(void)state;
 	for_each_mode(mode) {
-		struct world w;
+		struct fsim_test_world w;
 		struct fsim_folio *f;
 
-		world_init(&w, mode);
-		f = new_folio(&w, 9);
+		fsim_test_world_init(&w, mode);
+		f = fsim_test_folio(&w, 9, FSIM_KIND_ANON);
 		assert_int_equal(fsim_folio_add_anon_rmap(f, w.a, PTE, 0, 512, true), 0);
 		assert_int_equal(fsim_folio_try_dup_anon_rmap(f, w.b, w.a, PTE, 0, 512), 0);
 
@@ -316,11 +294,11 @@ static void shared_partial_mapping_average_hides_it(void **state)
 
 	(void)state;
 	for_each_mode(mode) {
-		struct world w;
+		struct fsim_test_world w;
 		struct fsim_folio *f;
 
-		world_init(&w, mode);
-		f = new_folio(&w, 9);
+		fsim_test_world_init(&w, mode);
+		f = fsim_test_folio(&w, 9, FSIM_KIND_ANON);
 		assert_int_equal(fsim_folio_add_anon_rmap(f, w.a, PTE, 0, 512, true), 0);
 		assert_int_equal(fsim_folio_try_dup_anon_rmap(f, w.b, w.a, PTE, 0, 512), 0);
 		assert_int_equal(fsim_folio_remove_rmap(f, w.a, PTE, 0, 256), 0);
