@@ -472,6 +472,24 @@ source_hash() {
     echo "$SOURCE_HASH" > "$memo"
 }
 
+# selftests_source_hash: source_hash restricted to what a userspace build
+# of the selftests reads of the tree (tools/, the uapi headers that `make
+# headers` installs, the build scripts and the top Makefile): "pristine"
+# when the series touches none of it, so 6.12's kernel and the prep
+# part's share one selftests build (the kernels differ, the selftests'
+# inputs do not); detect/0005's new selftest gives the whole series its own.
+selftests_source_hash() {
+    local p touched
+    if [ "$KSRC_DIR" = "$KSRC_PRISTINE" ]; then echo pristine; return 0; fi
+    touched="$(while IFS= read -r p; do patch_files "$KP_DIR/patches/$p"; done                < "$KSRC_DIR/.foliosim-series" |
+               { grep -E '^(tools/|scripts/|usr/|Makefile$)|/uapi/' || true; } | LC_ALL=C sort -u)"
+    if [ -z "$touched" ]; then echo pristine; return 0; fi
+    { echo "$touched"
+      while IFS= read -r p; do
+          if [ -f "$KSRC_DIR/$p" ]; then (cd "$KSRC_DIR" && sha256sum "./$p"); fi
+      done <<< "$touched"; } | sha256sum | cut -c1-64
+}
+
 # adopt_old_build NEW_DIR OLD_DIR WHAT [FILE]: a build made under the
 # patch-file key of the scripts before 2026-12-06 (OLD_DIR, finished, with
 # FILE in it if given) is this source's: link it as NEW_DIR, unless NEW_DIR

@@ -354,6 +354,25 @@ else
 fi
 [ "$(cat "$TMP/sh/tree/.foliosim-source-hash" 2>/dev/null)" = "$h3" ] &&
     ok "source_hash remembers the hash in the patched tree" || bad "source_hash memo missing"
+# The selftests' key reads only what their userspace build reads: a series
+# of mm/ changes keeps "pristine" (6.12's selftests build serves it); a
+# patch under tools/ (or a uapi header) gives its own key, which follows
+# the file's content.
+sthash() { ( set -e -o pipefail; KP_NO_ROOT_LOCK=1; . "$TMP/sh/kp/lib.sh"; KP_DIR="$TMP/sh/kp"; KSRC_DIR="$TMP/sh/tree"; KSRC_PRISTINE=/nonexistent
+             selftests_source_hash ); }
+s0=$(sthash)
+printf -- 'From: x\nSubject: three\n\n---\n--- a/tools/testing/selftests/mm/t.c\n+++ b/tools/testing/selftests/mm/t.c\n' > "$TMP/sh/kp/patches/t/3.patch"
+printf 't/3.patch\n' >> "$TMP/sh/tree/.foliosim-series"
+mkdir -p "$TMP/sh/tree/tools/testing/selftests/mm"; echo x > "$TMP/sh/tree/tools/testing/selftests/mm/t.c"
+s1=$(sthash)
+echo y > "$TMP/sh/tree/tools/testing/selftests/mm/t.c"; s2=$(sthash)
+printf -- '--- a/include/uapi/linux/u.h\n+++ b/include/uapi/linux/u.h\n' >> "$TMP/sh/kp/patches/t/3.patch"; s3=$(sthash)
+if [ "$s0" = pristine ] && [ -n "$s1" ] && [ "$s1" != pristine ] && [ "$s1" != "$s2" ] &&
+   [ -n "$s3" ] && [ "$s3" != "$s2" ]; then
+    ok "selftests_source_hash: mm/ changes keep 'pristine'; tools/ and uapi files key it by content"
+else
+    bad "selftests_source_hash: $s0 / $s1 / $s2 / $s3"
+fi
 
 # ------------------------------------------------------ prebuild-kernels --
 # Builds the kernels one after the other, without waiting for the tests
