@@ -97,7 +97,7 @@ run_suite() {	# name preset ctest-args...
 }
 
 # ---- 3. kernels, built ahead -------------------------------------------
-# The kernel tests build five kernels (about 6 minutes each from an empty
+# The kernel tests build four kernels (about 6 minutes each from an empty
 # build root) and boot them under TCG, which leaves most of a core idle,
 # as do the serial library suites.  prebuild-kernels builds the kernels
 # one after the other from the start, at the lowest priority, so the
