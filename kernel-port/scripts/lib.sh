@@ -462,13 +462,7 @@ source_hash() {
         SOURCE_HASH="$(cat "$memo")"
         return 0
     fi
-    local p touched
-    touched="$(while IFS= read -r p; do patch_files "$KP_DIR/patches/$p"; done \
-               < "$KSRC_DIR/.foliosim-series" | LC_ALL=C sort -u)"
-    SOURCE_HASH="$( { echo "$touched"
-                      while IFS= read -r p; do
-                          if [ -f "$KSRC_DIR/$p" ]; then (cd "$KSRC_DIR" && sha256sum "./$p"); fi
-                      done <<< "$touched"; } | sha256sum | cut -c1-64)"
+    SOURCE_HASH="$(series_touched_hash)"
     echo "$SOURCE_HASH" > "$memo"
 }
 
@@ -479,11 +473,21 @@ source_hash() {
 # part's share one selftests build (the kernels differ, the selftests'
 # inputs do not); detect/0005's new selftest gives the whole series its own.
 selftests_source_hash() {
-    local p touched
+    local h
     if [ "$KSRC_DIR" = "$KSRC_PRISTINE" ]; then echo pristine; return 0; fi
-    touched="$(while IFS= read -r p; do patch_files "$KP_DIR/patches/$p"; done                < "$KSRC_DIR/.foliosim-series" |
-               { grep -E '^(tools/|scripts/|usr/|Makefile$)|/uapi/' || true; } | LC_ALL=C sort -u)"
-    if [ -z "$touched" ]; then echo pristine; return 0; fi
+    h="$(series_touched_hash '^(tools/|scripts/|usr/|Makefile$)|/uapi/')"
+    echo "${h:-pristine}"
+}
+
+# series_touched_hash [REGEX]: the paths the series applied in $KSRC_DIR
+# touches (those matching REGEX, if given) with their content there, as
+# one hash; nothing when no path matches.
+series_touched_hash() {
+    local p touched
+    touched="$(while IFS= read -r p; do patch_files "$KP_DIR/patches/$p"; done \
+               < "$KSRC_DIR/.foliosim-series" |
+               { grep -E "${1:-.}" || true; } | LC_ALL=C sort -u)"
+    [ -n "$touched" ] || return 0
     { echo "$touched"
       while IFS= read -r p; do
           if [ -f "$KSRC_DIR/$p" ]; then (cd "$KSRC_DIR" && sha256sum "./$p"); fi
