@@ -15,18 +15,12 @@
 #include <foliosim/foliosim.h>
 #include "fsim_test.h"
 
-struct world {
-	struct fsim_ctx *ctx;
-	struct fsim_mm *a, *b;
-	struct fsim_folio *f;	/* order 9, anon */
-};
-
-static void world_init(struct world *w, enum fsim_mode mode, unsigned int order)
+/* The shared fixture and one anon folio of @order. */
+static struct fsim_folio *world_init(struct fsim_test_world *w, enum fsim_mode mode,
+				     unsigned int order)
 {
-	assert_int_equal(fsim_ctx_create(mode, NULL, &w->ctx), 0);
-	assert_int_equal(fsim_mm_create(w->ctx, 0, &w->a), 0);
-	assert_int_equal(fsim_mm_create(w->ctx, 0, &w->b), 0);
-	assert_int_equal(fsim_folio_create(w->ctx, order, FSIM_KIND_ANON, &w->f), 0);
+	fsim_test_world_init(w, mode);
+	return fsim_test_folio(w, order, FSIM_KIND_ANON);
 }
 
 /* Per-page mapcounts: the CONFIG_PAGE_MAPCOUNT counters exist, and a
@@ -38,19 +32,20 @@ static void page_mapcount(void **state)
 
 	(void)state;
 	for_each_mode(mode) {
-		struct world w;
+		struct fsim_test_world w;
+		struct fsim_folio *f;
 		const bool has = fsim_mode_has(mode, FSIM_HAS_PAGE_MAPCOUNT);
 
-		world_init(&w, mode, 9);
-		assert_int_equal(fsim_folio_add_anon_rmap(w.f, w.a, FSIM_LEVEL_PTE, 0, 512, true), 0);
-		assert_int_equal(fsim_folio_try_dup_anon_rmap(w.f, w.b, w.a, FSIM_LEVEL_PTE, 0, 512), 0);
-		assert_int_equal(fsim_folio_nr_pages_mapped(w.f) >= 0, has);
-		assert_int_equal(fsim_folio_remove_rmap(w.f, w.a, FSIM_LEVEL_PTE, 0, 256), 0);
-		assert_int_equal(fsim_folio_remove_rmap(w.f, w.b, FSIM_LEVEL_PTE, 0, 256), 0);
-		assert_int_equal(fsim_folio_partially_mapped(w.f), has);
+		f = world_init(&w, mode, 9);
+		assert_int_equal(fsim_folio_add_anon_rmap(f, w.a, FSIM_LEVEL_PTE, 0, 512, true), 0);
+		assert_int_equal(fsim_folio_try_dup_anon_rmap(f, w.b, w.a, FSIM_LEVEL_PTE, 0, 512), 0);
+		assert_int_equal(fsim_folio_nr_pages_mapped(f) >= 0, has);
+		assert_int_equal(fsim_folio_remove_rmap(f, w.a, FSIM_LEVEL_PTE, 0, 256), 0);
+		assert_int_equal(fsim_folio_remove_rmap(f, w.b, FSIM_LEVEL_PTE, 0, 256), 0);
+		assert_int_equal(fsim_folio_partially_mapped(f), has);
 		/* kpagecount of page 256 (mapped twice) and page 0 (by none):
 		 * the average is 1 for both */
-		assert_int_equal(fsim_kpagecount(w.f, 256) == 2 && fsim_kpagecount(w.f, 0) == 0,
+		assert_int_equal(fsim_kpagecount(f, 256) == 2 && fsim_kpagecount(f, 0) == 0,
 				 fsim_mode_has(mode, FSIM_HAS_PRECISE_KPAGECOUNT));
 		assert_consistent(w.ctx);
 		fsim_ctx_destroy(w.ctx);
@@ -65,13 +60,14 @@ static void mm_slots(void **state)
 
 	(void)state;
 	for_each_mode(mode) {
-		struct world w;
+		struct fsim_test_world w;
+		struct fsim_folio *f;
 		struct fsim_slot s[2];
 		bool shared;
 
-		world_init(&w, mode, 4);
-		assert_int_equal(fsim_folio_add_anon_rmap(w.f, w.a, FSIM_LEVEL_PTE, 0, 16, true), 0);
-		assert_int_equal(fsim_folio_slots(w.f, s, &shared) == 0,
+		f = world_init(&w, mode, 4);
+		assert_int_equal(fsim_folio_add_anon_rmap(f, w.a, FSIM_LEVEL_PTE, 0, 16, true), 0);
+		assert_int_equal(fsim_folio_slots(f, s, &shared) == 0,
 				 fsim_mode_has(mode, FSIM_HAS_MM_SLOTS));
 		if (fsim_mode_has(mode, FSIM_HAS_COW_REUSE_LARGE_ANON))
 			assert_true(fsim_mode_has(mode, FSIM_HAS_MM_SLOTS));
@@ -87,11 +83,12 @@ static void arbitrary_mappings(void **state)
 
 	(void)state;
 	for_each_mode(mode) {
-		struct world w;
+		struct fsim_test_world w;
+		struct fsim_folio *f;
 		const int err_want = fsim_mode_has(mode, FSIM_HAS_ARBITRARY_MAPPINGS) ? 0 : -EINVAL;
 
-		world_init(&w, mode, 10);
-		assert_int_equal(fsim_folio_add_anon_rmap(w.f, w.a, FSIM_LEVEL_PMD, 512, 512, true),
+		f = world_init(&w, mode, 10);
+		assert_int_equal(fsim_folio_add_anon_rmap(f, w.a, FSIM_LEVEL_PMD, 512, 512, true),
 				 err_want);
 		assert_consistent(w.ctx);
 		fsim_ctx_destroy(w.ctx);
